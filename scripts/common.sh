@@ -1,0 +1,68 @@
+# Shared settings for the scripts: where things live, and the arch matrix.
+# Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${VM_PINNED_WORK:-$HOME/.cache/vm-pinned}
+TARBALL=${VM_PINNED_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+TREE=$WORK/linux		# the kernel tree kunit.py builds from
+APPLY=$WORK/apply		# scratch worktree where git am runs
+BUILDS=$WORK/build		# one build directory per arch and kunitconfig
+RESULTS=$WORK/results		# JSON, console logs and summary of the last run
+export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
+
+die() {
+	printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+	exit 1
+}
+
+note() {
+	printf '== %s\n' "$*"
+}
+
+# names DIR SUFFIX: the names of the DIR/*SUFFIX files, on one line.
+names() {
+	local f out=()
+	for f in "$TOP/$1"/*"$2"; do
+		[ -e "$f" ] && out+=("$(basename "$f" "$2")")
+	done
+	echo "${out[*]}"
+}
+
+known_arches() {
+	names arch-matrix .conf
+}
+
+known_kunitconfigs() {
+	names kunitconfigs .kunitconfig
+}
+
+# load_arch NAME: read arch-matrix/NAME.conf into ARCH, CROSS_COMPILE,
+# QEMU_CONFIG, VCPUS, KCONFIG_ADD, TIMEOUT and PACKAGES.
+load_arch() {
+	local conf=$TOP/arch-matrix/$1.conf
+
+	[ -f "$conf" ] || die "unknown arch '$1'; known: $(known_arches)"
+	ARCH='' CROSS_COMPILE='' QEMU_CONFIG='' VCPUS=1 KCONFIG_ADD='' TIMEOUT=300 PACKAGES=''
+	# shellcheck source=/dev/null
+	. "$conf"
+	[ "$ARCH" = "$1" ] || die "arch-matrix/$1.conf sets ARCH=$ARCH; it must be $1"
+	if [ -n "$QEMU_CONFIG" ]; then
+		QEMU_CONFIG=$TOP/arch-matrix/$QEMU_CONFIG
+	fi
+}
+
+# digest FILE...: a short digest of the installed linux-source-6.1 version
+# and the contents of the files given (relative to the checkout).  The tree
+# records the digest of what made it, each build directory the digest of what
+# it was built from: a rerun whose digest is unchanged need not touch either.
+digest() {
+	{
+		dpkg-query -W -f='linux-source-6.1 ${Version}\n' linux-source-6.1 2>/dev/null
+		echo "$TARBALL"
+		(cd "$TOP" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -c1-16
+}
+
+tree_digest() {
+	digest src-patches kunit scripts/prepare
+}
