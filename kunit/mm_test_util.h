@@ -134,9 +134,9 @@ static inline const char *mm_test_pages(struct mm_struct *mm,
 static inline void mm_test_expect_counters(struct kunit *test,
 					   struct mm_struct *mm)
 {
+	VMA_ITERATOR(vmi, mm, 0);
 	unsigned long locked = 0, total = 0, count = 0;
 	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, mm, 0);
 
 	mmap_read_lock(mm);
 	for_each_vma(vmi, vma) {
