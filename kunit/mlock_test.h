@@ -32,6 +32,9 @@ enum mm_mlock_op_kind {
 	OP_MUNMAP,		/* munmap(first, n) */
 	OP_MLOCKALL,		/* mlockall(flags) */
 	OP_MUNLOCKALL,		/* munlockall() */
+	OP_MAP_LOCKED,		/* mmap(n, MAP_LOCKED) outside the window */
+	OP_ACCOUNT,		/* account_locked_vm(n, true) */
+	OP_UNACCOUNT,		/* account_locked_vm(n, false) */
 };
 
 struct mm_mlock_op {
@@ -45,6 +48,7 @@ struct mm_mlock_case {
 	const char *name;
 	struct mm_mlock_op ops[3];
 	unsigned long limit;	/* RLIMIT_MEMLOCK in pages, no CAP_IPC_LOCK */
+	unsigned long pinned;	/* pages a long-term pinner charged before */
 	const char *pages;	/* the window afterwards, see mm_test_pages() */
 	int vmas;		/* map_count afterwards; -1: not guaranteed */
 };
@@ -57,79 +61,96 @@ struct mm_mlock_case {
 
 static const struct mm_mlock_case mm_mlock_cases[] = {
 	/* mlock and mlock2 */
-	{ "mlock_whole", { OP(MLOCK, 0, 8) }, 0, "LLLLLLLL", 1 },
-	{ "mlock_head", { OP(MLOCK, 0, 3) }, 0, "LLL.....", 2 },
-	{ "mlock_tail", { OP(MLOCK, 5, 3) }, 0, ".....LLL", 2 },
-	{ "mlock_middle", { OP(MLOCK, 2, 4) }, 0, "..LLLL..", 3 },
-	{ "mlock_twice", { OP(MLOCK, 2, 4), OP(MLOCK, 2, 4) }, 0, "..LLLL..", 3 },
-	{ "mlock_overlap", { OP(MLOCK, 0, 4), OP(MLOCK, 2, 4) }, 0, "LLLLLL..", 2 },
-	{ "mlock_zero_len", { OP(MLOCK, 2, 0) }, 0, "........", 1 },
+	{ "mlock_whole", { OP(MLOCK, 0, 8) }, 0, 0, "LLLLLLLL", 1 },
+	{ "mlock_head", { OP(MLOCK, 0, 3) }, 0, 0, "LLL.....", 2 },
+	{ "mlock_tail", { OP(MLOCK, 5, 3) }, 0, 0, ".....LLL", 2 },
+	{ "mlock_middle", { OP(MLOCK, 2, 4) }, 0, 0, "..LLLL..", 3 },
+	{ "mlock_twice", { OP(MLOCK, 2, 4), OP(MLOCK, 2, 4) }, 0, 0, "..LLLL..", 3 },
+	{ "mlock_overlap", { OP(MLOCK, 0, 4), OP(MLOCK, 2, 4) }, 0, 0, "LLLLLL..", 2 },
+	{ "mlock_zero_len", { OP(MLOCK, 2, 0) }, 0, 0, "........", 1 },
 	{ "mlock_across_hole", { OP(MUNMAP, 3, 2), OP_ERR(MLOCK, 0, 8, -ENOMEM) },
-	  0, "LLL--...", 2 },
+	  0, 0, "LLL--...", 2 },
 	{ "mlock_unmapped", { OP(MUNMAP, 0, 8), OP_ERR(MLOCK, 0, 8, -ENOMEM) },
-	  0, "--------", 0 },
-	{ "mlock2_onfault_middle", { OP(MLOCK_ONFAULT, 2, 4) }, 0, "..FFFF..", 3 },
-	{ "mlock2_bad_flags", { OP_ERR(MLOCK2_BAD, 0, 8, -EINVAL) }, 0,
+	  0, 0, "--------", 0 },
+	{ "mlock2_onfault_middle", { OP(MLOCK_ONFAULT, 2, 4) }, 0, 0, "..FFFF..", 3 },
+	{ "mlock2_bad_flags", { OP_ERR(MLOCK2_BAD, 0, 8, -EINVAL) }, 0, 0,
 	  "........", 1 },
-	{ "mlock_over_onfault", { OP(MLOCK_ONFAULT, 0, 8), OP(MLOCK, 2, 4) }, 0,
+	{ "mlock_over_onfault", { OP(MLOCK_ONFAULT, 0, 8), OP(MLOCK, 2, 4) }, 0, 0,
 	  "FFLLLLFF", 3 },
-	{ "onfault_over_mlock", { OP(MLOCK, 0, 8), OP(MLOCK_ONFAULT, 0, 4) }, 0,
+	{ "onfault_over_mlock", { OP(MLOCK, 0, 8), OP(MLOCK_ONFAULT, 0, 4) }, 0, 0,
 	  "FFFFLLLL", 2 },
 
 	/* munlock */
-	{ "munlock_whole", { OP(MLOCK, 0, 8), OP(MUNLOCK, 0, 8) }, 0,
+	{ "munlock_whole", { OP(MLOCK, 0, 8), OP(MUNLOCK, 0, 8) }, 0, 0,
 	  "........", 1 },
-	{ "munlock_middle", { OP(MLOCK, 0, 8), OP(MUNLOCK, 2, 4) }, 0,
+	{ "munlock_middle", { OP(MLOCK, 0, 8), OP(MUNLOCK, 2, 4) }, 0, 0,
 	  "LL....LL", 3 },
-	{ "munlock_merges_back", { OP(MLOCK, 2, 4), OP(MUNLOCK, 2, 4) }, 0,
+	{ "munlock_merges_back", { OP(MLOCK, 2, 4), OP(MUNLOCK, 2, 4) }, 0, 0,
 	  "........", 1 },
-	{ "munlock_unlocked", { OP(MUNLOCK, 0, 8) }, 0, "........", 1 },
+	{ "munlock_unlocked", { OP(MUNLOCK, 0, 8) }, 0, 0, "........", 1 },
 	{ "munlock_onfault_head", { OP(MLOCK_ONFAULT, 0, 8), OP(MUNLOCK, 0, 4) },
-	  0, "....FFFF", 2 },
+	  0, 0, "....FFFF", 2 },
 
 	/* mlockall and munlockall */
-	{ "mlockall_current", { ALL(MLOCKALL, MCL_CURRENT) }, 0, "LLLLLLLL", 1 },
+	{ "mlockall_current", { ALL(MLOCKALL, MCL_CURRENT) }, 0, 0, "LLLLLLLL", 1 },
 	{ "mlockall_current_onfault",
-	  { ALL(MLOCKALL, MCL_CURRENT | MCL_ONFAULT) }, 0, "FFFFFFFF", 1 },
-	{ "mlockall_future_only", { ALL(MLOCKALL, MCL_FUTURE) }, 0, "........", 1 },
+	  { ALL(MLOCKALL, MCL_CURRENT | MCL_ONFAULT) }, 0, 0, "FFFFFFFF", 1 },
+	{ "mlockall_future_only", { ALL(MLOCKALL, MCL_FUTURE) }, 0, 0, "........", 1 },
 	{ "mlockall_onfault_alone",
-	  { ALL_ERR(MLOCKALL, MCL_ONFAULT, -EINVAL) }, 0, "........", 1 },
+	  { ALL_ERR(MLOCKALL, MCL_ONFAULT, -EINVAL) }, 0, 0, "........", 1 },
 	{ "munlockall", { OP(MLOCK, 2, 2), OP(MLOCK_ONFAULT, 5, 2),
-	  ALL(MUNLOCKALL, 0) }, 0, "........", -1 },
+	  ALL(MUNLOCKALL, 0) }, 0, 0, "........", -1 },
 
 	/* munmap of locked and unlocked vmas */
-	{ "munmap_head_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 0, 2) }, 0,
+	{ "munmap_head_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 0, 2) }, 0, 0,
 	  "--LLLLLL", 1 },
-	{ "munmap_tail_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 6, 2) }, 0,
+	{ "munmap_tail_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 6, 2) }, 0, 0,
 	  "LLLLLL--", 1 },
-	{ "munmap_middle_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 3, 2) }, 0,
+	{ "munmap_middle_locked", { OP(MLOCK, 0, 8), OP(MUNMAP, 3, 2) }, 0, 0,
 	  "LLL--LLL", 2 },
-	{ "munmap_head_across", { OP(MLOCK, 2, 4), OP(MUNMAP, 0, 4) }, 0,
+	{ "munmap_head_across", { OP(MLOCK, 2, 4), OP(MUNMAP, 0, 4) }, 0, 0,
 	  "----LL..", 2 },
-	{ "munmap_tail_across", { OP(MLOCK, 2, 4), OP(MUNMAP, 4, 4) }, 0,
+	{ "munmap_tail_across", { OP(MLOCK, 2, 4), OP(MUNMAP, 4, 4) }, 0, 0,
 	  "..LL----", 2 },
-	{ "munmap_spanning", { OP(MLOCK, 2, 4), OP(MUNMAP, 1, 6) }, 0,
+	{ "munmap_spanning", { OP(MLOCK, 2, 4), OP(MUNMAP, 1, 6) }, 0, 0,
 	  ".------.", 2 },
 	{ "munmap_mixed_onfault", { OP(MLOCK, 0, 4), OP(MLOCK_ONFAULT, 4, 4),
-	  OP(MUNMAP, 2, 4) }, 0, "LL----FF", 2 },
-	{ "munmap_unlocked_part", { OP(MLOCK, 0, 4), OP(MUNMAP, 5, 2) }, 0,
+	  OP(MUNMAP, 2, 4) }, 0, 0, "LL----FF", 2 },
+	{ "munmap_unlocked_part", { OP(MLOCK, 0, 4), OP(MUNMAP, 5, 2) }, 0, 0,
 	  "LLLL.--.", 3 },
-	{ "munmap_all", { OP(MLOCK, 2, 4), OP(MUNMAP, 0, 8) }, 0, "--------", 0 },
+	{ "munmap_all", { OP(MLOCK, 2, 4), OP(MUNMAP, 0, 8) }, 0, 0, "--------", 0 },
 
 	/* RLIMIT_MEMLOCK without CAP_IPC_LOCK */
-	{ "limit_mlock_within", { OP(MLOCK, 0, 4) }, 4, "LLLL....", 2 },
-	{ "limit_mlock_over", { OP_ERR(MLOCK, 0, 5, -ENOMEM) }, 4, "........", 1 },
-	{ "limit_relock_counts_once", { OP(MLOCK, 0, 4), OP(MLOCK, 2, 2) }, 4,
+	{ "limit_mlock_within", { OP(MLOCK, 0, 4) }, 4, 0, "LLLL....", 2 },
+	{ "limit_mlock_over", { OP_ERR(MLOCK, 0, 5, -ENOMEM) }, 4, 0, "........", 1 },
+	{ "limit_relock_counts_once", { OP(MLOCK, 0, 4), OP(MLOCK, 2, 2) }, 4, 0,
 	  "LLLL....", 2 },
 	{ "limit_overlap_over", { OP(MLOCK, 0, 4), OP_ERR(MLOCK, 2, 4, -ENOMEM) },
-	  4, "LLLL....", 2 },
+	  4, 0, "LLLL....", 2 },
 	{ "limit_onfault_counts", { OP(MLOCK_ONFAULT, 0, 4),
-	  OP_ERR(MLOCK, 4, 1, -ENOMEM) }, 4, "FFFF....", 2 },
-	{ "limit_mlockall_over", { ALL_ERR(MLOCKALL, MCL_CURRENT, -ENOMEM) }, 4,
+	  OP_ERR(MLOCK, 4, 1, -ENOMEM) }, 4, 0, "FFFF....", 2 },
+	{ "limit_mlockall_over", { ALL_ERR(MLOCKALL, MCL_CURRENT, -ENOMEM) }, 4, 0,
 	  "........", 1 },
-	{ "limit_mlockall_future", { ALL(MLOCKALL, MCL_FUTURE) }, 4, "........", 1 },
+	{ "limit_mlockall_future", { ALL(MLOCKALL, MCL_FUTURE) }, 4, 0, "........", 1 },
 	{ "limit_munlock_frees", { OP(MLOCK, 0, 4), OP(MUNLOCK, 0, 4),
-	  OP(MLOCK, 4, 4) }, 4, "....LLLL", 2 },
+	  OP(MLOCK, 4, 4) }, 4, 0, "....LLLL", 2 },
+
+	/* pinned and locked pages share one RLIMIT_MEMLOCK budget */
+	{ "limit_pinned_leaves_room", { OP(MLOCK, 0, 2) }, 4, 2, "LL......", 2 },
+	{ "limit_pinned_mlock_over", { OP_ERR(MLOCK, 0, 3, -ENOMEM) }, 4, 2,
+	  "........", 1 },
+	{ "limit_pinned_onfault_over", { OP_ERR(MLOCK_ONFAULT, 0, 3, -ENOMEM) },
+	  4, 2, "........", 1 },
+	{ "limit_pinned_map_locked_over",
+	  { OP_ERR(MAP_LOCKED, 0, 3, -EAGAIN) }, 4, 2, "........", 1 },
+	{ "limit_pinned_account_within", { OP(ACCOUNT, 0, 2),
+	  OP(UNACCOUNT, 0, 2) }, 4, 2, "........", 1 },
+	{ "limit_pinned_account_over", { OP_ERR(ACCOUNT, 0, 3, -ENOMEM) }, 4, 2,
+	  "........", 1 },
+	{ "limit_all_pinned", { OP_ERR(MLOCK, 0, 1, -ENOMEM) }, 4, 4,
+	  "........", 1 },
+	{ "cap_ipc_lock_ignores_pinned", { OP(MLOCK, 0, 8) }, 0, 8, "LLLLLLLL",
+	  1 },
 };
 
 static void mm_mlock_case_desc(const struct mm_mlock_case *c, char *desc)
@@ -174,6 +195,16 @@ static long mm_mlock_do_op(const struct mm_mlock_op *op, unsigned long base)
 		return __do_sys_mlockall(op->n);
 	case OP_MUNLOCKALL:
 		return mm_mlock_munlockall();
+	case OP_MAP_LOCKED:
+		start = vm_mmap(NULL, 0, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, 0);
+		if (IS_ERR_VALUE(start))
+			return (long)start;
+		return vm_munmap(start, len);
+	case OP_ACCOUNT:
+		return account_locked_vm(current->mm, op->n, true);
+	case OP_UNACCOUNT:
+		return account_locked_vm(current->mm, op->n, false);
 	}
 	return -EINVAL;
 }
@@ -203,6 +234,7 @@ static void mm_mlock_table(struct kunit *test)
 	int i;
 
 	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
+	atomic64_add(c->pinned, &mm->pinned_vm);
 	if (c->limit) {
 		old = mm_mlock_limit(c->limit);
 		KUNIT_ASSERT_NOT_NULL(test, old);
@@ -225,6 +257,7 @@ static void mm_mlock_table(struct kunit *test)
 	if (c->vmas >= 0)
 		KUNIT_EXPECT_EQ(test, mm->map_count, c->vmas);
 	mm_test_expect_counters(test, mm);
+	KUNIT_EXPECT_EQ(test, atomic64_sub_return(c->pinned, &mm->pinned_vm), 0LL);
 }
 
 /* MCL_FUTURE: later mappings are locked and counted from the start. */
