@@ -111,7 +111,9 @@ class PrepareTest(unittest.TestCase):
         log = sh('git', 'log', '--format=%s', cwd=self.tree).stdout.splitlines()
         self.assertEqual(log[1:3], ['0002-b: change kernel/fork.c',
                                     '0001-a: change mm/mlock.c'])
-        self.assertEqual(sh('git', 'tag', cwd=self.tree).stdout, 'pristine\n')
+        self.assertEqual(sh('git', 'tag', cwd=self.tree).stdout, 'pristine\nseries\n')
+        self.assertEqual(sh('git', 'log', '-1', '--format=%s', 'series', cwd=self.tree).stdout,
+                         '0002-b: change kernel/fork.c\n')
 
     def test_rerun_touches_nothing(self):
         self.add_patch('0001-a', 'mm/mlock.c', 'mlock_a', 'mlock_A')
