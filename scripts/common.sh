@@ -51,6 +51,14 @@ load_arch() {
 	fi
 }
 
+# arch_args: kunit.py's options for the arch load_arch read, into KARGS.
+arch_args() {
+	KARGS=(--arch "$ARCH" --qemu_args "-smp $VCPUS")
+	[ -n "$CROSS_COMPILE" ] && KARGS+=(--cross_compile "$CROSS_COMPILE")
+	[ -n "$QEMU_CONFIG" ] && KARGS+=(--qemu_config "$QEMU_CONFIG")
+	for o in $KCONFIG_ADD; do KARGS+=(--kconfig_add "$o"); done
+}
+
 # digest FILE...: a short digest of the installed linux-source-6.1 version
 # and the contents of the files given (relative to the checkout).  The tree
 # records the digest of what made it, each build directory the digest of what
