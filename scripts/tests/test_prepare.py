@@ -166,6 +166,21 @@ class PrepareTest(unittest.TestCase):
         return sh('bash', os.path.join(self.top, 'scripts', 'run'), *args,
                   env=self.env, check=False)
 
+    def test_setup_not_root_with_a_package_missing(self):
+        fake = os.path.join(self.tmp, 'bin')
+        os.makedirs(fake)
+        for name, body in (('dpkg-query', 'case "$*" in *ccache*) exit 1;; esac\n'
+                                          'echo "install ok installed"'),
+                           ('id', 'echo 1000')):
+            with open(os.path.join(fake, name), 'w') as f:
+                f.write('#!/bin/sh\n' + body + '\n')
+            os.chmod(os.path.join(fake, name), 0o755)
+        env = dict(self.env, PATH=fake + ':' + os.environ['PATH'])
+        r = sh('bash', os.path.join(self.top, 'scripts', 'setup'), env=env, check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, 'setup: packages missing: ccache; run as root: '
+                         'apt-get update && apt-get install -y ccache\n')
+
     def test_run_unknown_arch_lists_known(self):
         r = self.run_script('--arch', 'sparc64')
         self.assertEqual(r.returncode, 1)
