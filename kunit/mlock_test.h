@@ -12,7 +12,7 @@
  * must return, and then the window must look as the row says, page by page,
  * with mm->locked_vm equal to its locked pages and every counter equal to
  * what the vmas say.  Rows with a limit run with that RLIMIT_MEMLOCK and
- * without CAP_IPC_LOCK.
+ * without CAP_IPC_LOCK, unless the row keeps it (.cap).
  */
 
 #ifdef CONFIG_MM_MLOCK_KUNIT_TEST
@@ -47,10 +47,11 @@ struct mm_mlock_op {
 struct mm_mlock_case {
 	const char *name;
 	struct mm_mlock_op ops[3];
-	unsigned long limit;	/* RLIMIT_MEMLOCK in pages, no CAP_IPC_LOCK */
+	unsigned long limit;	/* RLIMIT_MEMLOCK in pages, no CAP_IPC_LOCK... */
 	unsigned long pinned;	/* pages a long-term pinner charged before */
 	const char *pages;	/* the window afterwards, see mm_test_pages() */
 	int vmas;		/* map_count afterwards; -1: not guaranteed */
+	bool cap;		/* ...unless this keeps CAP_IPC_LOCK */
 };
 
 /* OP(MLOCK, 2, 4): mlock pages 2-5 of the window, which must return 0. */
@@ -149,8 +150,10 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	  "........", 1 },
 	{ "limit_all_pinned", { OP_ERR(MLOCK, 0, 1, -ENOMEM) }, 4, 4,
 	  "........", 1 },
-	{ "cap_ipc_lock_ignores_pinned", { OP(MLOCK, 0, 8) }, 0, 8, "LLLLLLLL",
-	  1 },
+	{ "cap_ipc_lock_ignores_limit", { OP(MLOCK, 0, 8) }, 4, 0, "LLLLLLLL",
+	  1, .cap = true },
+	{ "cap_ipc_lock_ignores_pinned", { OP(MLOCK, 0, 8) }, 4, 8, "LLLLLLLL",
+	  1, .cap = true },
 };
 
 static void mm_mlock_case_desc(const struct mm_mlock_case *c, char *desc)
@@ -209,15 +212,16 @@ static long mm_mlock_do_op(const struct mm_mlock_op *op, unsigned long base)
 	return -EINVAL;
 }
 
-/* Run with RLIMIT_MEMLOCK at @limit pages and without CAP_IPC_LOCK. */
-static const struct cred *mm_mlock_limit(unsigned long limit)
+/* Run with RLIMIT_MEMLOCK at @limit pages, and without CAP_IPC_LOCK unless @cap. */
+static const struct cred *mm_mlock_limit(unsigned long limit, bool cap)
 {
 	struct rlimit *rlim = current->signal->rlim + RLIMIT_MEMLOCK;
 	struct cred *cred = prepare_creds();
 
 	if (!cred)
 		return NULL;
-	cap_lower(cred->cap_effective, CAP_IPC_LOCK);
+	if (!cap)
+		cap_lower(cred->cap_effective, CAP_IPC_LOCK);
 	task_lock(current->group_leader);
 	rlim->rlim_cur = limit * PAGE_SIZE;
 	task_unlock(current->group_leader);
@@ -236,7 +240,7 @@ static void mm_mlock_table(struct kunit *test)
 	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
 	atomic64_add(c->pinned, &mm->pinned_vm);
 	if (c->limit) {
-		old = mm_mlock_limit(c->limit);
+		old = mm_mlock_limit(c->limit, c->cap);
 		KUNIT_ASSERT_NOT_NULL(test, old);
 	}
 	for (i = 0; i < ARRAY_SIZE(c->ops) && c->ops[i].kind; i++)
