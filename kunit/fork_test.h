@@ -6,9 +6,12 @@
  * Included at the end of kernel/fork.c, so that the cases call dup_mm(), the
  * mm half of fork, on a private mm of the test kthread.  Each row maps a
  * window of MM_TEST_PAGES anonymous pages in the parent, locked or not,
- * optionally applies an madvise() to part of it, forks the mm and states
- * what the child must look like page by page.  The parent must come out
- * unchanged, and both mms' counters must equal what their vmas say.
+ * optionally pins part of it with mm_mpin() and applies an madvise() to
+ * part of it, forks the mm and states what the child must look like page
+ * by page.  A pin belongs to the pinner of the parent's pages: the child
+ * inherits neither VM_PINNED nor a charge, as it inherits no VM_LOCKED.
+ * The parent must come out unchanged, and both mms' counters must equal
+ * what their vmas (and the parent's pins) say.
  */
 
 #ifdef CONFIG_MM_FORK_KUNIT_TEST
@@ -28,7 +31,11 @@ struct mm_fork_case {
 	const char *parent;		/* the parent's window, before and after */
 	const char *child;		/* the child's window */
 	unsigned long child_total;	/* the child's total_vm */
+	unsigned int pin_first, pin_n;	/* mm_mpin() of these pages first */
 };
+
+/* The parent's pin, released by .exit if a case aborts. */
+static struct mm_pin *mm_fork_pin;
 
 static const struct mm_fork_case mm_fork_cases[] = {
 	{ "unlocked", 0, 0, 0, 0, 0, "........", "........", 8 },
@@ -43,6 +50,19 @@ static const struct mm_fork_case mm_fork_cases[] = {
 	  "LLLLLLLL", "........", 8 },
 	{ "unlocked_dontfork_tail", 0, 0, MADV_DONTFORK, 4, 4,
 	  "........", "....----", 4 },
+	{ "pinned", 0, 0, 0, 0, 0, "PPPPPPPP", "........", 8, .pin_n = 8 },
+	{ "pinned_locked", MAP_LOCKED, 0, 0, 0, 0, "BBBBBBBB", "........", 8,
+	  .pin_n = 8 },
+	{ "pinned_locked_middle", MAP_LOCKED, 0, 0, 0, 0, "LLBBBBLL", "........",
+	  8, .pin_first = 2, .pin_n = 4 },
+	{ "pinned_onfault", 0, VM_LOCKED | VM_LOCKONFAULT, 0, 0, 0, "OOOOOOOO",
+	  "........", 8, .pin_n = 8 },
+	{ "pinned_dontfork", 0, 0, MADV_DONTFORK, 0, 8, "PPPPPPPP", "--------", 0,
+	  .pin_n = 8 },
+	{ "pinned_dontfork_middle", MAP_LOCKED, 0, MADV_DONTFORK, 2, 4,
+	  "BBBBBBBB", "..----..", 4, .pin_n = 8 },
+	{ "pinned_wipeonfork", 0, 0, MADV_WIPEONFORK, 0, 8, "PPPPPPPP",
+	  "........", 8, .pin_n = 8 },
 };
 
 static void mm_fork_case_desc(const struct mm_fork_case *c, char *desc)
@@ -57,17 +77,24 @@ static void mm_fork_table(struct kunit *test)
 	const struct mm_fork_case *c = test->param_value;
 	struct mm_struct *mm = current->mm, *child;
 	unsigned long base, locked_before;
+	s64 pinned_before;
 	char pages[MM_TEST_PAGES + 1];
 
 	mm->def_flags |= c->def_flags;
 	base = mm_test_map(test, MM_TEST_PAGES, c->map_flags | MAP_POPULATE);
 	mm->def_flags &= ~c->def_flags;
+	if (c->pin_n) {
+		mm_fork_pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
+				      c->pin_n * PAGE_SIZE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(mm_fork_pin));
+	}
 	if (c->advice)
 		KUNIT_ASSERT_EQ(test, do_madvise(mm, base + c->first * PAGE_SIZE,
 						 c->n * PAGE_SIZE, c->advice), 0);
 	KUNIT_ASSERT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
 			   c->parent);
 	locked_before = mm->locked_vm;
+	pinned_before = atomic64_read(&mm->pinned_vm);
 
 	child = dup_mm(current, mm);
 	KUNIT_ASSERT_NOT_NULL(test, child);
@@ -78,13 +105,25 @@ static void mm_fork_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&child->pinned_vm), 0LL);
 	KUNIT_EXPECT_EQ(test, child->total_vm, c->child_total);
 	KUNIT_EXPECT_EQ(test, child->def_flags & (VM_LOCKED | VM_LOCKONFAULT), 0UL);
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&child->pins));
 	mm_test_expect_counters(test, child);
+	mm_test_expect_consistent(test, child);
 
 	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
 			   c->parent);
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, locked_before);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), pinned_before);
+	KUNIT_EXPECT_EQ(test, pinned_before, (s64)c->pin_n);
 	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
 	mmput(child);
+	if (mm_fork_pin) {
+		mm_munpin(mm_fork_pin);
+		mm_fork_pin = NULL;
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
 }
 
 /* mlockall(MCL_FUTURE) is not inherited: the child's def_flags lose it. */
@@ -107,6 +146,10 @@ static int mm_fork_init(struct kunit *test)
 
 static void mm_fork_exit(struct kunit *test)
 {
+	if (mm_fork_pin) {
+		mm_munpin(mm_fork_pin);
+		mm_fork_pin = NULL;
+	}
 	mm_test_detach_mm(test);
 }
 

@@ -262,6 +262,7 @@ static void mm_mlock_table(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mm->map_count, c->vmas);
 	mm_test_expect_counters(test, mm);
 	KUNIT_EXPECT_EQ(test, atomic64_sub_return(c->pinned, &mm->pinned_vm), 0LL);
+	mm_test_expect_consistent(test, mm);
 }
 
 /* MCL_FUTURE: later mappings are locked and counted from the start. */

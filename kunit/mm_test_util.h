@@ -2,7 +2,7 @@
 /*
  * Helpers shared by the mm accounting KUnit suites: a private mm for the
  * test kthread, a picture of the VMAs page by page, and the accounting
- * counters recomputed from the VMAs.
+ * counters recomputed from the VMAs and checked by mm_check_locked_pages().
  *
  * The suites are built in and included at the end of the file they test,
  * so they may call its static functions (see mm/damon/vaddr-test.h).
@@ -94,7 +94,9 @@ static inline unsigned long mm_test_map(struct kunit *test,
  * @npages: pages to describe, at most MM_TEST_PAGES
  * @buf: MM_TEST_PAGES + 1 bytes
  *
- * '-' not mapped, '.' mapped, 'L' VM_LOCKED, 'F' VM_LOCKED|VM_LOCKONFAULT.
+ * '-' not mapped, '.' mapped, 'L' VM_LOCKED, 'F' VM_LOCKED|VM_LOCKONFAULT;
+ * pinned (VM_PINNED): 'P' alone, 'B' with VM_LOCKED, 'O' with
+ * VM_LOCKED|VM_LOCKONFAULT.
  *
  * Return: @buf.
  */
@@ -108,14 +110,15 @@ static inline const char *mm_test_pages(struct mm_struct *mm,
 	for (i = 0; i < npages && i < MM_TEST_PAGES; i++) {
 		unsigned long addr = start + i * PAGE_SIZE;
 		struct vm_area_struct *vma = vma_lookup(mm, addr);
+		bool pinned = vma && (vma->vm_flags & VM_PINNED);
 		char c = '-';
 
 		if (vma && (vma->vm_flags & VM_LOCKONFAULT))
-			c = 'F';
+			c = pinned ? 'O' : 'F';
 		else if (vma && (vma->vm_flags & VM_LOCKED))
-			c = 'L';
+			c = pinned ? 'B' : 'L';
 		else if (vma)
-			c = '.';
+			c = pinned ? 'P' : '.';
 		buf[i] = c;
 	}
 	buf[i] = '\0';
@@ -128,8 +131,11 @@ static inline const char *mm_test_pages(struct mm_struct *mm,
  * @test: the test case
  * @mm: the mm to check
  *
- * locked_vm must equal the pages of the VM_LOCKED VMAs, total_vm the pages
- * of all VMAs, and map_count the number of VMAs.
+ * locked_vm must equal the pages of the VMAs that are VM_LOCKED and not
+ * VM_PINNED (a pinned page is charged to its pin), total_vm the pages of
+ * all VMAs, and map_count the number of VMAs.  Where no one but mm charged
+ * the counters (no raw pinned_vm or account_locked_vm() charge is
+ * outstanding), mm_check_locked_pages() must agree as well.
  */
 static inline void mm_test_expect_counters(struct kunit *test,
 					   struct mm_struct *mm)
@@ -142,16 +148,35 @@ static inline void mm_test_expect_counters(struct kunit *test,
 	for_each_vma(vmi, vma) {
 		count++;
 		total += vma_pages(vma);
-		if (vma->vm_flags & VM_LOCKED)
+		if ((vma->vm_flags & (VM_LOCKED | VM_PINNED)) == VM_LOCKED)
 			locked += vma_pages(vma);
 	}
 	KUNIT_EXPECT_EQ_MSG(test, mm->locked_vm, locked,
-			    "locked_vm against the VM_LOCKED vmas");
+			    "locked_vm against the VM_LOCKED, !VM_PINNED vmas");
 	KUNIT_EXPECT_EQ_MSG(test, mm->total_vm, total,
 			    "total_vm against the vmas");
 	KUNIT_EXPECT_EQ_MSG(test, (unsigned long)mm->map_count, count,
 			    "map_count against the vmas");
 	mmap_read_unlock(mm);
+}
+
+/**
+ * mm_test_expect_consistent() - mm_check_locked_pages() must find no fault
+ * @test: the test case
+ * @mm: the mm, with no charge outstanding but mm's own
+ *
+ * The kernel's own check, under CONFIG_DEBUG_VM: pinned_vm against the pins
+ * held, locked_vm against the vmas, VM_PINNED against the attached pins.
+ */
+static inline void mm_test_expect_consistent(struct kunit *test,
+					     struct mm_struct *mm)
+{
+	int ret;
+
+	mmap_read_lock(mm);
+	ret = mm_check_locked_pages(mm);
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "mm_check_locked_pages(), see the console");
 }
 
 #endif /* _MM_TEST_UTIL_H */
