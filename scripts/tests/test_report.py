@@ -124,6 +124,32 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(lines[-1], '6 passed, 1 failed')
 
+    def test_review_table(self):
+        line = ('[    2.1]     # mm_pin_transition: transition {} PPPPPPPP '
+                'mlock(0,8) {} 0 {} 1\n')
+        for arch, after, dl in (('x86_64', 'BBBBBBBB', 0),
+                                ('arm64', 'PPPPPPPP', -8)):
+            self.put(arch, 'mm', group('KUnit Test Group', subs=[
+                group('mm_pin', subs=[group('mm_pin_transition', [
+                    ('pinned_mlock_all', 'PASS' if dl == 0 else 'FAIL'),
+                    ('pinned_unpin', 'PASS')])])]),
+                log=CLEAN_LOG + line.format('pinned_mlock_all', after, dl) +
+                '    # mm_pin_transition: transition pinned_unpin PPPPPPPP '
+                'unpin(0,0) ........ -8 0 1\n')
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = report.main(['--table', self.results, '--arches', 'x86_64 arm64',
+                              '--kunitconfigs', 'mm'])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.results, 'transitions.txt')) as f:
+            rows = [r.split() for r in f.read().splitlines()[4:]]
+        self.assertEqual(rows[0], ['pinned_mlock_all', 'PPPPPPPP', 'mlock(0,8)',
+                                   'BBBBBBBB', '+0', '+0', '1', 'pass', 'FAIL',
+                                   '(PPPPPPPP', 'mlock(0,8)', 'PPPPPPPP', '+0',
+                                   '-8', '1)'])
+        self.assertEqual(rows[1], ['pinned_unpin', 'PPPPPPPP', 'unpin', '........',
+                                   '-8', '+0', '1', 'pass', 'pass'])
+
 
 if __name__ == '__main__':
     unittest.main()
