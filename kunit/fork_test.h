@@ -84,9 +84,11 @@ static void mm_fork_table(struct kunit *test)
 	base = mm_test_map(test, MM_TEST_PAGES, c->map_flags | MAP_POPULATE);
 	mm->def_flags &= ~c->def_flags;
 	if (c->pin_n) {
-		mm_fork_pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
-				      c->pin_n * PAGE_SIZE);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(mm_fork_pin));
+		struct mm_pin *pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
+					     c->pin_n * PAGE_SIZE);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pin));
+		mm_fork_pin = pin;
 	}
 	if (c->advice)
 		KUNIT_ASSERT_EQ(test, do_madvise(mm, base + c->first * PAGE_SIZE,

@@ -56,6 +56,8 @@ enum mm_pin_op_kind {
 	MP_MAP,				/* mmap(first, n, MAP_FIXED), populated */
 	MP_MAP_NONE,			/* mmap(first, n, MAP_FIXED), PROT_NONE */
 	MP_MAP_SPECIAL,			/* a special mapping at first, n */
+	MP_MADV_DONTFORK,		/* madvise(first, n, MADV_DONTFORK) */
+	MP_MADV_DOFORK,			/* madvise(first, n, MADV_DOFORK) */
 };
 
 struct mm_pin_op {
@@ -124,6 +126,10 @@ static long mm_pin_do_op(struct kunit *test, const struct mm_pin_op *op,
 					       &mm_pin_special);
 		mmap_write_unlock(mm);
 		return IS_ERR(vma) ? PTR_ERR(vma) : 0;
+	case MP_MADV_DONTFORK:
+		return do_madvise(mm, start, len, MADV_DONTFORK);
+	case MP_MADV_DOFORK:
+		return do_madvise(mm, start, len, MADV_DOFORK);
 	default: {
 		struct mm_mlock_op mop = {
 			.kind = (enum mm_mlock_op_kind)op->kind,
@@ -341,6 +347,12 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	  "....PPPP", 4, 0, 2 },
 	{ "overlap_locked_release_both", { DO(MLOCK, 0, 8), PIN(0, 0, 6),
 	  PIN(1, 2, 6), UNPIN(1), UNPIN(0) }, "LLLLLLLL", 0, 8, -1 },
+	/* a pinned vma split by madvise does not merge back until released */
+	{ "madvise_inside_pin_no_merge", { PIN(0, 0, 8),
+	  DO(MADV_DONTFORK, 2, 4), DO(MADV_DOFORK, 2, 4) }, "PPPPPPPP", 8, 0, 3 },
+	{ "madvise_inside_pin_merges_on_release", { PIN(0, 0, 8),
+	  DO(MADV_DONTFORK, 2, 4), DO(MADV_DOFORK, 2, 4), UNPIN(0) },
+	  "........", 0, 0, 1 },
 
 	/* munmap while pinned: the charge stays with the pin */
 	{ "munmap_pinned_all", { PIN(0, 0, 8), DO(MUNMAP, 0, 8) },
@@ -384,6 +396,7 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	  "BBBB....", 4, 0, 2, .limit = 4 },
 	{ "limit_two_pins_count_twice", { PIN(0, 0, 4),
 	  PIN_ERR(1, 0, 4, -ENOMEM) }, "PPPP....", 4, 0, 2, .limit = 6 },
+	/* a pinned page counts once: 4 pinned + 4 locked, not 8 + 4 */
 	{ "limit_mlockall_pinned", { PIN(0, 0, 4), DO(MLOCKALL, 0, MCL_CURRENT) },
 	  "BBBBLLLL", 4, 4, 2, .limit = 8 },
 	{ "limit_mlockall_unmapped_pin_over", { PIN(0, 0, 4), DO(MUNMAP, 0, 4),
@@ -514,6 +527,31 @@ static void mm_pin_check_finds_faults(struct kunit *test)
 	mm_pin_expect_exact(test, mm);
 }
 
+/* mm_mpin() faults the range in, the lock-on-fault part too. */
+static void mm_pin_populates(struct kunit *test)
+{
+	struct mm_struct *mm = current->mm;
+	char pages[MM_TEST_PAGES + 1];
+	unsigned long base;
+	struct mm_pin *pin;
+
+	base = mm_test_map(test, MM_TEST_PAGES, 0);
+	KUNIT_ASSERT_EQ(test, __do_sys_mlock2(base + 4 * PAGE_SIZE, 4 * PAGE_SIZE,
+					      MLOCK_ONFAULT), 0L);
+	sync_mm_rss(mm);
+	KUNIT_ASSERT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0UL);
+
+	pin = mm_mpin(mm, base, MM_TEST_PAGES * PAGE_SIZE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pin));
+	mm_pin_held[0] = pin;
+	sync_mm_rss(mm);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES),
+			(unsigned long)MM_TEST_PAGES);
+	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
+			   "PPPPOOOO");
+	mm_pin_expect_exact(test, mm);
+}
+
 /* hugetlb cannot be pinned through mm_mpin(): refused, not left uncounted. */
 static void mm_pin_refuses_hugetlb(struct kunit *test)
 {
@@ -538,7 +576,7 @@ static void mm_pin_refuses_hugetlb(struct kunit *test)
 	mm_pin_expect_exact(test, mm);
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, len), 0);
 #else
-	kunit_skip(test, "needs CONFIG_HUGETLBFS");
+	kunit_skip(test, "needs CONFIG_HUGETLB_PAGE (CONFIG_HUGETLBFS)");
 #endif
 }
 
@@ -624,6 +662,7 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_transition, mm_pin_transition_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
 	KUNIT_CASE(mm_pin_check_finds_faults),
+	KUNIT_CASE(mm_pin_populates),
 	KUNIT_CASE(mm_pin_refuses_hugetlb),
 	KUNIT_CASE(mm_pin_other_mm_released_after_exit),
 	{}

@@ -62,6 +62,10 @@ static const struct mm_pin_mremap_case mm_pin_mremap_cases[] = {
 	  "........", "PPPPPPPP", 8, 0 },
 	{ "dontunmap_pinned_locked", MAP_LOCKED, 0, 8, 0, 8, 8, KEEP, 0,
 	  "........", "BBBBBBBB", 8, 0 },
+	{ "dontunmap_part_of_pin", 0, 0, 8, 2, 4, 4, KEEP, 0,
+	  "........", "........", 8, 0 },
+	{ "dontunmap_part_of_locked_pin", MAP_LOCKED, 0, 8, 2, 4, 4, KEEP, 0,
+	  "LL....LL", "LLLLLLLL", 8, 12 },
 	/* a pinned vma does not grow; shrinking it is an munmap */
 	{ "grow_pinned", 0, 0, 4, 0, 4, 6, 0, -EFAULT,
 	  "PPPP....", "........", 4, 0 },
@@ -97,9 +101,11 @@ static void mm_pin_mremap_table(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vm_munmap(base + MM_TEST_PAGES * PAGE_SIZE,
 					PAGE_SIZE), 0);
 	if (c->pin_n) {
-		mm_pin_mremap_pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
-					    c->pin_n * PAGE_SIZE);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(mm_pin_mremap_pin));
+		struct mm_pin *pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
+					     c->pin_n * PAGE_SIZE);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pin));
+		mm_pin_mremap_pin = pin;
 	}
 
 	ret = __do_sys_mremap(base + c->first * PAGE_SIZE, c->n * PAGE_SIZE,
