@@ -116,16 +116,8 @@ static void mm_fork_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, locked_before);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), pinned_before);
 	KUNIT_EXPECT_EQ(test, pinned_before, (s64)c->pin_n);
-	mm_test_expect_counters(test, mm);
-	mm_test_expect_consistent(test, mm);
 	mmput(child);
-	if (mm_fork_pin) {
-		mm_munpin(mm_fork_pin);
-		mm_fork_pin = NULL;
-	}
-	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
-	mm_test_expect_counters(test, mm);
-	mm_test_expect_consistent(test, mm);
+	mm_test_expect_exact(test, mm, &mm_fork_pin, 1);
 }
 
 /* mlockall(MCL_FUTURE) is not inherited: the child's def_flags lose it. */
@@ -148,10 +140,7 @@ static int mm_fork_init(struct kunit *test)
 
 static void mm_fork_exit(struct kunit *test)
 {
-	if (mm_fork_pin) {
-		mm_munpin(mm_fork_pin);
-		mm_fork_pin = NULL;
-	}
+	mm_test_release(&mm_fork_pin, 1);
 	mm_test_detach_mm(test);
 }
 

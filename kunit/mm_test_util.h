@@ -179,4 +179,42 @@ static inline void mm_test_expect_consistent(struct kunit *test,
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "mm_check_locked_pages(), see the console");
 }
 
+/**
+ * mm_test_release() - release the pins a case still holds
+ * @pins: the case's pin slots; each held one is released and cleared
+ * @n: how many slots
+ *
+ * Works in any task: .exit calls it for a case that aborted.
+ */
+static inline void mm_test_release(struct mm_pin **pins, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (pins[i])
+			mm_munpin(pins[i]);
+		pins[i] = NULL;
+	}
+}
+
+/**
+ * mm_test_expect_exact() - the counters exact, and again once unpinned
+ * @test: the test case
+ * @mm: the mm, with no charge outstanding but mm's own and @pins
+ * @pins: the case's pin slots, released here
+ * @n: how many slots
+ */
+static inline void mm_test_expect_exact(struct kunit *test,
+					struct mm_struct *mm,
+					struct mm_pin **pins, int n)
+{
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+	mm_test_release(pins, n);
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&mm->pinned_vm), 0LL,
+			    "pinned_vm once every pin is released");
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+}
+
 #endif /* _MM_TEST_UTIL_H */

@@ -119,16 +119,7 @@ static void mm_pin_mremap_table(struct kunit *test)
 			   c->target);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), (s64)c->pinned);
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, c->locked);
-	mm_test_expect_counters(test, mm);
-	mm_test_expect_consistent(test, mm);
-
-	if (mm_pin_mremap_pin) {
-		mm_munpin(mm_pin_mremap_pin);
-		mm_pin_mremap_pin = NULL;
-	}
-	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
-	mm_test_expect_counters(test, mm);
-	mm_test_expect_consistent(test, mm);
+	mm_test_expect_exact(test, mm, &mm_pin_mremap_pin, 1);
 }
 
 static int mm_pin_mremap_init(struct kunit *test)
@@ -138,10 +129,7 @@ static int mm_pin_mremap_init(struct kunit *test)
 
 static void mm_pin_mremap_exit(struct kunit *test)
 {
-	if (mm_pin_mremap_pin) {
-		mm_munpin(mm_pin_mremap_pin);
-		mm_pin_mremap_pin = NULL;
-	}
+	mm_test_release(&mm_pin_mremap_pin, 1);
 	mm_test_detach_mm(test);
 }
 
