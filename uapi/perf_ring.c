@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf ring buffer: the first long-term pinner a process reaches
+ * without hardware (a software event, exclude_kernel, 1 + 16 pages).
+ *
+ * What the pristine tree does (kernel/events/core.c, perf_mmap()): the ring
+ * buffer is charged to the user's perf_mlock up to perf_event_mlock_kb per
+ * CPU, and only what exceeds that goes to mm->pinned_vm (VmPin), checked
+ * against RLIMIT_MEMLOCK without the process's locked_vm.  So mlock and perf
+ * together can exceed RLIMIT_MEMLOCK.
+ *
+ * What the series must do once perf pins its buffer with mm_mpin(): VmPin is
+ * the whole ring buffer and smaps shows its vma "pn"; munmap returns the
+ * charge; a child of fork has VmPin 0; mlock and perf together never exceed
+ * RLIMIT_MEMLOCK.
+ *
+ * Whether perf is converted is read from smaps ("pn" on the ring buffer), not
+ * assumed.  Until it is, each expectation of the conversion that the kernel
+ * does not meet is reported as a named expected failure (SKIP, never a pass);
+ * one that holds while perf is not converted fails as an unexpected pass.
+ */
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include "vm_accounting.h"
+
+#define DATA_PAGES	16
+#define RING_PAGES	(1 + DATA_PAGES)
+
+static int test_no;
+
+static long kb(long pages)
+{
+	return pages * page_size / 1024;
+}
+
+static void pass_if(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ktap_diag("%s: %s", name, buf);
+	ktap_result(++test_no, ok, name, NULL);
+}
+
+static void skip(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ktap_result(++test_no, true, name, buf);
+}
+
+/*
+ * An expectation of the conversion: a pass once perf is converted; until
+ * then an expected failure, or an unexpected pass if it already holds.
+ */
+static void converted_expectation(bool converted, bool holds, const char *name,
+				  const char *seen)
+{
+	char buf[256];
+
+	ktap_diag("%s: %s", name, seen);
+	if (converted) {
+		ktap_result(++test_no, holds, name, NULL);
+	} else if (holds) {
+		ktap_result(++test_no, false, name,
+			    "unexpected pass: perf is not converted, yet this holds");
+	} else {
+		snprintf(buf, sizeof(buf),
+			 "SKIP expected failure until perf pins with mm_mpin(): %s", seen);
+		ktap_result(++test_no, true, name, buf);
+	}
+}
+
+static int perf_open(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Is the vma at addr pinned ("pn") in smaps?  -1: no vma there. */
+static int vma_pinned(pid_t pid, void *addr)
+{
+	static struct vma v[MAX_VMAS];
+	int i, n = read_smaps(pid, v, MAX_VMAS);
+
+	for (i = 0; i < n; i++)
+		if (v[i].start <= (unsigned long)addr && (unsigned long)addr < v[i].end)
+			return v[i].pinned;
+	return -1;
+}
+
+static void *ring_map(int fd)
+{
+	return mmap(NULL, RING_PAGES * page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+}
+
+int main(void)
+{
+	long mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), allowance, beyond, limit, hidden;
+	bool converted, exceeded;
+	struct totals t;
+	char seen[200];
+	int fd, status;
+	void *ring, *locked;
+	pid_t pid;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	limit = memlock_limit_pages();
+	allowance = mlock_kb * 1024 / page_size * cpus;
+	beyond = RING_PAGES > allowance ? RING_PAGES - allowance : 0;
+	ktap_plan(6);
+	ktap_diag("%s, RLIMIT_MEMLOCK %ld pages, perf_event_mlock_kb %ld, %ld CPUs: "
+		  "perf_mlock allowance %ld pages, ring buffer %d pages",
+		  geteuid() ? "unprivileged" : "root", limit, mlock_kb, cpus, allowance,
+		  RING_PAGES);
+
+	fd = perf_open();
+	ring = fd < 0 ? MAP_FAILED : ring_map(fd);
+	if (ring == MAP_FAILED) {
+		pass_if(false, "ring_buffer_maps", "perf_event_open or mmap: %s (paranoid %ld)",
+			strerror(errno), read_long("/proc/sys/kernel/perf_event_paranoid"));
+		return 1;
+	}
+	pass_if(true, "ring_buffer_maps", "%d pages at %p", RING_PAGES, ring);
+	converted = vma_pinned(getpid(), ring) == 1;
+	read_totals(getpid(), &t);
+
+	if (converted)
+		skip("vmpin_beyond_perf_event_mlock_kb",
+		     "SKIP perf pins with mm_mpin(): the pristine rule no longer applies");
+	else
+		pass_if(t.vmpin_kb == kb(beyond), "vmpin_beyond_perf_event_mlock_kb",
+			"VmPin %ld kB, expected %ld kB (ring buffer beyond the allowance)",
+			t.vmpin_kb, kb(beyond));
+
+	snprintf(seen, sizeof(seen), "VmPin %ld kB, ring buffer %ld kB, vma %s",
+		 t.vmpin_kb, kb(RING_PAGES), converted ? "pn" : "not pn");
+	converted_expectation(converted, t.vmpin_kb == kb(RING_PAGES) &&
+			      t.pn_kb == kb(RING_PAGES), "vmpin_is_the_ring_buffer", seen);
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(read_totals(getpid(), &t) || t.vmpin_kb || t.pn_kb ||
+		      vma_pinned(getpid(), ring) != -1);
+	waitpid(pid, &status, 0);
+	pass_if(WIFEXITED(status) && !WEXITSTATUS(status), "fork_child_has_no_pin",
+		"the child has VmPin 0 and no ring buffer (VM_DONTCOPY)");
+
+	munmap(ring, RING_PAGES * page_size);
+	read_totals(getpid(), &t);
+	pass_if(t.vmpin_kb == 0 && t.pn_kb == 0, "munmap_returns_the_charge",
+		"VmPin %ld kB after munmap", t.vmpin_kb);
+
+	if (limit < 0) {
+		skip("mlock_and_perf_share_the_limit",
+		     "SKIP root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
+		close(fd);
+		return ktap_failed ? 1 : 0;
+	}
+	/* Lock all the limit but 8 pages, then map the ring buffer. */
+	locked = mmap(NULL, (limit - 8) * page_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (locked == MAP_FAILED || mlock(locked, (limit - 8) * page_size)) {
+		pass_if(false, "mlock_and_perf_share_the_limit", "mlock of %ld pages: %s",
+			limit - 8, strerror(errno));
+		return 1;
+	}
+	ring = ring_map(fd);
+	read_totals(getpid(), &t);
+	/* What perf charged to perf_mlock, outside VmLck and VmPin, counts too. */
+	hidden = ring == MAP_FAILED || converted ? 0 : RING_PAGES - beyond;
+	exceeded = ring != MAP_FAILED && t.vmlck_kb + t.vmpin_kb + kb(hidden) > kb(limit);
+	snprintf(seen, sizeof(seen), "%ld pages locked, ring buffer mmap %s; VmLck %ld kB + "
+		 "VmPin %ld kB, %ld kB in perf_mlock; RLIMIT_MEMLOCK %ld kB",
+		 limit - 8, ring == MAP_FAILED ? strerror(errno) : "succeeded", t.vmlck_kb,
+		 t.vmpin_kb, kb(hidden), kb(limit));
+	converted_expectation(converted, !exceeded, "mlock_and_perf_share_the_limit", seen);
+	close(fd);
+	return ktap_failed ? 1 : 0;
+}

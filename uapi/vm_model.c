@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Model-based random test of mlock accounting, seen from userspace.
+ *
+ *   vm_model STEPS      (environment: MODEL_SEED=N replays a run;
+ *                        MODEL_STEPS=N overrides STEPS)
+ *
+ * A seeded random sequence of map, munmap, mlock, mlock2(MLOCK_ONFAULT),
+ * munlock, mprotect, mremap (move, grow, shrink), mlockall, munlockall and
+ * fork on the arena (vm_accounting.h).  A model of the arena, a page at a
+ * time, predicts each operation's result (errno included, RLIMIT_MEMLOCK
+ * included when unprivileged) and the pages it leaves mapped and locked.
+ * After every step:
+ * - the operation returned what the model predicted;
+ * - the arena in smaps reads as the model's letters;
+ * - VmLck is the size of the locked vmas of smaps, VmPin of the pinned ones,
+ *   and, unless mlockall locked the rest of the process, VmLck is the
+ *   model's count of locked pages.
+ * The first step that breaks one prints the seed, the step, the last
+ * operations and what differed, and ends the run.
+ */
+#include "vm_accounting.h"
+#include <time.h>
+
+#define HISTORY	16
+
+static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
+static bool future;		/* mlockall(MCL_FUTURE) in force */
+static bool outside;		/* mlockall(MCL_CURRENT) locked more than the arena */
+static long limit;		/* pages, or -1 for none */
+static unsigned long long rng;
+
+/* smaps and status after the last step: what the next op starts from */
+static struct vma snap[MAX_VMAS];
+static int nsnap;
+static struct totals now;
+
+static int snapshot(void)
+{
+	nsnap = read_smaps(getpid(), snap, MAX_VMAS);
+	if (nsnap < 0)
+		return -1;
+	totals_of(snap, nsnap, &now);
+	return read_status(getpid(), &now);
+}
+
+static unsigned int rnd(unsigned int n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned int)(rng >> 32) % n;
+}
+
+static long vmlck_pages(void)
+{
+	return now.vmlck_kb * 1024 / page_size;
+}
+
+static int count(const bool *v, int a, int n)
+{
+	int i, c = 0;
+
+	for (i = a; i < a + n; i++)
+		c += v[i];
+	return c;
+}
+
+/* The vma holding page p of the arena: [*start, *end) in pages. */
+static bool vma_of(int p, int *start, int *end)
+{
+	unsigned long addr = (unsigned long)arena + p * page_size;
+	int i;
+
+	for (i = 0; i < nsnap; i++)
+		if (snap[i].start <= addr && addr < snap[i].end) {
+			*start = ((long)snap[i].start - (long)arena) / page_size;
+			*end = ((long)snap[i].end - (long)arena) / page_size;
+			return true;
+		}
+	return false;
+}
+
+/* mlock(2) and munlock(2): applied vma by vma up to the first hole. */
+static int predict_lock(const struct op *op, bool lock)
+{
+	int i;
+
+	if (lock && limit >= 0 &&
+	    vmlck_pages() + op->n - count(locked, op->a, op->n) > limit)
+		return ENOMEM;
+	for (i = op->a; i < op->a + op->n; i++) {
+		if (!mapped[i])
+			return ENOMEM;
+		locked[i] = lock;
+	}
+	return 0;
+}
+
+/* The model's result of op, applied to the model; -1: nothing predicted. */
+static int predict(const struct op *op)
+{
+	int i, s, e;
+
+	switch (op->kind) {
+	case OP_MAP:
+		if (count(mapped, op->a, op->n))
+			return EEXIST;
+		if (future && limit >= 0 && vmlck_pages() + op->n > limit)
+			return EAGAIN;
+		for (i = op->a; i < op->a + op->n; i++) {
+			mapped[i] = true;
+			locked[i] = future;
+		}
+		return 0;
+	case OP_UNMAP:
+		for (i = op->a; i < op->a + op->n; i++)
+			mapped[i] = locked[i] = false;
+		return 0;
+	case OP_LOCK:
+	case OP_LOCK_ONFAULT:
+		return predict_lock(op, true);
+	case OP_UNLOCK:
+		return predict_lock(op, false);
+	case OP_PROTECT:
+		for (i = op->a; i < op->a + op->n; i++)
+			if (!mapped[i])
+				return ENOMEM;
+		return 0;
+	case OP_MREMAP:
+		if (!vma_of(op->a, &s, &e))	/* nothing mapped at the old address */
+			return EFAULT;
+		if (op->to >= 0) {	/* move, same size */
+			if (op->a < op->to + op->b && op->to < op->a + op->n)
+				return EINVAL;
+			/* the destination goes first, even if the move then fails */
+			for (i = op->to; i < op->to + op->b; i++)
+				mapped[i] = locked[i] = false;
+			if (op->a + op->n > e)
+				return EFAULT;
+			for (i = 0; i < op->n; i++) {
+				mapped[op->to + i] = mapped[op->a + i];
+				locked[op->to + i] = locked[op->a + i];
+				mapped[op->a + i] = locked[op->a + i] = false;
+			}
+			return 0;
+		}
+		if (op->b <= op->n) {	/* shrink: the tail is unmapped */
+			for (i = op->a + op->b; i < op->a + op->n; i++)
+				mapped[i] = locked[i] = false;
+			return 0;
+		}
+		/* grow in place */
+		if (op->a + op->n > e)
+			return EFAULT;
+		if (locked[op->a] && limit >= 0 && vmlck_pages() + op->b - op->n > limit)
+			return EAGAIN;
+		if (op->a + op->n != e || count(mapped, e, op->a + op->b - e))
+			return ENOMEM;
+		for (i = e; i < op->a + op->b; i++) {
+			mapped[i] = true;
+			locked[i] = locked[op->a];
+		}
+		return 0;
+	case OP_MLOCKALL:
+		if ((op->flags & MCL_CURRENT) && limit >= 0 &&
+		    now.vmsize_kb * 1024 / page_size > limit)
+			return ENOMEM;
+		future = op->flags & MCL_FUTURE;
+		if (op->flags & MCL_CURRENT) {
+			for (i = 0; i < ARENA_PAGES; i++)
+				locked[i] = mapped[i];
+			outside = true;
+		}
+		return 0;
+	case OP_MUNLOCKALL:
+		memset(locked, 0, sizeof(locked));
+		future = outside = false;
+		return 0;
+	case OP_FORK:
+	case OP_TOUCH:
+		return 0;
+	}
+	return -1;
+}
+
+/* A random op on the arena. */
+static void random_op(struct op *op)
+{
+	static const enum op_kind kinds[] = {
+		OP_MAP, OP_MAP, OP_MAP, OP_UNMAP, OP_LOCK, OP_LOCK, OP_LOCK_ONFAULT,
+		OP_UNLOCK, OP_UNLOCK, OP_PROTECT, OP_MREMAP, OP_MREMAP,
+	};
+	int k = rnd(100);
+
+	memset(op, 0, sizeof(*op));
+	op->to = -1;
+	op->a = rnd(ARENA_PAGES);
+	op->n = 1 + rnd(ARENA_PAGES - op->a < 8 ? ARENA_PAGES - op->a : 8);
+	if (k < 2) {
+		op->kind = OP_MLOCKALL;
+		op->flags = (int[]){ MCL_CURRENT, MCL_FUTURE, MCL_CURRENT | MCL_FUTURE,
+				     MCL_CURRENT | MCL_ONFAULT,
+				     MCL_FUTURE | MCL_ONFAULT }[rnd(5)];
+		return;
+	}
+	if (k < 4) {
+		op->kind = OP_MUNLOCKALL;
+		return;
+	}
+	if (k < 5) {
+		op->kind = OP_FORK;
+		return;
+	}
+	op->kind = kinds[rnd(sizeof(kinds) / sizeof(kinds[0]))];
+	if (op->kind == OP_PROTECT)
+		op->b = rnd(2);
+	if (op->kind != OP_MREMAP)
+		return;
+	if (rnd(2)) {		/* move, same size, anywhere in the arena */
+		op->b = op->n;
+		op->to = rnd(ARENA_PAGES - op->n + 1);
+	} else {		/* grow or shrink in place, within the arena */
+		op->b = 1 + rnd(ARENA_PAGES - op->a);
+		if (op->b == op->n)
+			op->b = op->n > 1 ? op->n - 1 : op->n + (op->a + 1 < ARENA_PAGES);
+	}
+}
+
+static void letters(char *out)
+{
+	int i;
+
+	for (i = 0; i < ARENA_PAGES; i++)
+		out[i] = !mapped[i] ? '-' : locked[i] ? 'L' : '.';
+	out[ARENA_PAGES] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("MODEL_STEPS");
+	long steps = env ? atol(env) : argc > 1 ? atol(argv[1]) : 10000;
+	unsigned long long seed;
+
+	env = getenv("MODEL_SEED");
+	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
+	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
+	struct op history[HISTORY];
+	int done[OP_TOUCH + 1] = { 0 };
+	long step, i;
+	struct totals t = { 0 };
+
+	arena_init();
+	limit = memlock_limit_pages();
+	rng = seed ? seed : 1;
+	snapshot();	/* and stdio's buffers exist before any mlockall */
+	ktap_plan(1);
+	ktap_diag("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
+		  "MODEL_SEED=%llu (scripts/userspace --seed %llu)", seed, steps,
+		  geteuid() ? "unprivileged" : "root", limit, seed, seed);
+	for (step = 0; step < steps; step++) {
+		struct op *op = &history[step % HISTORY];
+		int expect, err;
+		const char *bad = NULL;
+
+		random_op(op);
+		expect = predict(op);
+		err = op_run(op);
+		done[op->kind]++;
+		letters(want);
+		if (snapshot()) {
+			bad = "reading /proc";
+		} else {
+			t = now;
+			arena_letters_of(snap, nsnap, got);
+			if (err != expect)
+				bad = "result";
+			else if (strcmp(want, got))
+				bad = "arena";
+			else if (!totals_consistent(&t, why, sizeof(why)))
+				bad = "counters against smaps";
+			else if (!outside && t.vmlck_kb !=
+				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
+				bad = "VmLck against the model";
+		}
+		if (!bad)
+			continue;
+		ktap_diag("step %ld of seed %llu: %s differs after '%s'", step, seed, bad,
+			  op_text(op));
+		ktap_diag("  result %s, model %s", strerror(err), strerror(expect));
+		ktap_diag("  arena  %s", got);
+		ktap_diag("  model  %s", want);
+		ktap_diag("  VmLck %ld kB, VmPin %ld kB, smaps lo %ld kB, pn %ld kB",
+			  t.vmlck_kb, t.vmpin_kb, t.lo_kb, t.pn_kb);
+		for (i = step >= HISTORY ? step - HISTORY + 1 : 0; i <= step; i++)
+			ktap_diag("  step %ld: %s", i, op_text(&history[i % HISTORY]));
+		ktap_result(1, false, "random_ops", NULL);
+		return 1;
+	}
+	arena_reset();
+	read_totals(getpid(), &t);
+	ktap_diag("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
+		  "mremap %d, mlockall %d, munlockall %d, fork %d", done[OP_MAP],
+		  done[OP_UNMAP], done[OP_LOCK], done[OP_LOCK_ONFAULT], done[OP_UNLOCK],
+		  done[OP_PROTECT], done[OP_MREMAP], done[OP_MLOCKALL], done[OP_MUNLOCKALL],
+		  done[OP_FORK]);
+	ktap_diag("after munlockall and munmap: VmLck %ld kB, VmPin %ld kB",
+		  t.vmlck_kb, t.vmpin_kb);
+	ktap_result(1, !t.vmlck_kb && !t.vmpin_kb, "random_ops", NULL);
+	return ktap_failed ? 1 : 0;
+}
