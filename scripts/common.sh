@@ -6,6 +6,8 @@ WORK=${VM_PINNED_WORK:-$HOME/.cache/vm-pinned}
 TARBALL=${VM_PINNED_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 TREE=$WORK/linux		# the kernel tree kunit.py builds from
 APPLY=$WORK/apply		# scratch worktree where git am runs
+PRISTINE=$WORK/pristine	# worktree of the pristine tree (tag pristine)
+USERSPACE=$WORK/userspace	# initramfs binaries, one folder per arch
 BUILDS=$WORK/build		# one build directory per arch and kunitconfig
 RESULTS=$WORK/results		# JSON, console logs and summary of the last run
 export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
@@ -73,4 +75,43 @@ digest() {
 
 tree_digest() {
 	digest src-patches kunit scripts/prepare
+}
+
+# build_digest KUNITCONFIG ARCH: the digest of what the patched kernel of
+# that kunitconfig and arch is built from.
+build_digest() {
+	digest src-patches kunit scripts/prepare "kunitconfigs/$1.kunitconfig" \
+		"arch-matrix/$2.conf"
+}
+
+# kunit_build SRC BDIR KUNITCONFIG DIGEST: build the KUnit kernel of the tree
+# SRC in BDIR with SRC's kunit.py, for the arch load_arch read, unless BDIR
+# was last built from DIGEST.  Prints progress every 30 s; dies on failure.
+kunit_build() {
+	local src=$1 bdir=$2 kconf=$3 want=$4 label progress brc=0
+	label="$ARCH/$(basename "$bdir" | sed "s/^$ARCH-//")"
+	if [ "$(cat "$bdir/.vm-pinned-digest" 2>/dev/null)" = "$want" ]; then
+		note "$label: inputs unchanged since the last build, not running make"
+		return 0
+	fi
+	note "$label: building in $bdir"
+	mkdir -p "$bdir"
+	rm -f "$bdir/.vm-pinned-digest"
+	touch "$bdir/.build-start"
+	(
+		t0=$SECONDS
+		while sleep 30; do
+			n=$(find "$bdir" -name '*.o' -newer "$bdir/.build-start" | wc -l)
+			echo "   ... $label: $n objects compiled in $((SECONDS - t0)) s"
+		done
+	) &
+	progress=$!
+	arch_args
+	python3 "$src/tools/testing/kunit/kunit.py" build --build_dir "$bdir" \
+		--kunitconfig "$kconf" "${KARGS[@]}" --jobs "$(nproc)" \
+		--make_options "CC=ccache ${CROSS_COMPILE}gcc" || brc=$?
+	kill "$progress"
+	wait "$progress" 2>/dev/null || true
+	[ "$brc" = 0 ] || die "$label: kunit.py build failed (its message is above)"
+	echo "$want" > "$bdir/.vm-pinned-digest"
 }
