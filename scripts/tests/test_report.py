@@ -42,11 +42,11 @@ class ReportTest(unittest.TestCase):
             with open(base + '.log', 'w') as f:
                 f.write(log)
 
-    def run_report(self, arches='x86_64', cfgs='mm'):
+    def run_report(self, arches='x86_64', cfgs='mm', userspace=''):
         out = io.StringIO()
         with redirect_stdout(out):
             rc = report.main([self.results, '--arches', arches,
-                              '--kunitconfigs', cfgs])
+                              '--kunitconfigs', cfgs, '--userspace', userspace])
         return rc, out.getvalue().splitlines()
 
     def test_all_passed(self):
@@ -69,7 +69,8 @@ class ReportTest(unittest.TestCase):
         self.put('x86_64', 'mm', group('KUnit Test Group', subs=[
             group('mm_mlock', [('a', 'PASS'), ('b', 'SKIP')])]))
         rc, lines = self.run_report()
-        self.assertEqual(lines[-1], '1 passed, 0 failed, 1 skipped')
+        self.assertEqual(lines[-1], '1 passed, 0 failed')
+        self.assertTrue(lines[-2].startswith('1 skipped'), lines[-2])
 
     def test_no_ktap_output_is_a_failure(self):
         self.put('x86_64', 'mm', group('KUnit Test Group'))
@@ -123,6 +124,39 @@ class ReportTest(unittest.TestCase):
         rc, lines = self.run_report()
         self.assertEqual(rc, 1)
         self.assertEqual(lines[-1], '6 passed, 1 failed')
+
+    def put_userspace(self, kernel, statuses, done=True):
+        log = CLEAN_LOG + ('# init: plan done\n' if done else '[ 9.1] ---[ end trace ]---\n')
+        self.put('x86_64', 'mm', group('KUnit Test Group', subs=[
+            group('mm_fork', [('a', 'PASS')])]))
+        self.put('x86_64', f'userspace-{kernel}', group('KUnit Test Group', subs=[
+            group('vm_selftests', list(statuses.items()))]), log=log)
+
+    def test_userspace_runs_are_counted(self):
+        for k in ('patched', 'pristine'):
+            self.put_userspace(k, {'mlock2-tests': 'PASS', 'map_hugetlb': 'SKIP'})
+        rc, lines = self.run_report(userspace='patched pristine')
+        self.assertEqual(rc, 0)
+        self.assertEqual(lines[-1], '3 passed, 0 failed')
+        self.assertTrue(lines[-2].startswith('2 skipped'), lines[-2])
+
+    def test_userspace_run_must_finish_the_plan(self):
+        self.put_userspace('patched', {'mlock2-tests': 'PASS'}, done=False)
+        rc, lines = self.run_report(userspace='patched')
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], '2 passed, 1 failed')
+        self.assertIn("end of init's plan", '\n'.join(lines))
+
+    def test_regression_is_named(self):
+        self.put_userspace('pristine', {'mremap_test': 'PASS', 'old_bug': 'FAIL'})
+        self.put_userspace('patched', {'mremap_test': 'FAIL', 'old_bug': 'FAIL'})
+        rc, lines = self.run_report(userspace='patched pristine')
+        out = '\n'.join(lines)
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], '2 passed, 3 failed')
+        self.assertIn('regression: vm_selftests.mremap_test passes on the pristine', out)
+        self.assertIn('vm_selftests.old_bug fails on the pristine kernel too', out)
+        self.assertNotIn('regression: vm_selftests.old_bug', out)
 
     def test_review_table(self):
         line = ('[    2.1]     # mm_pin_transition: transition {} PPPPPPPP '
