@@ -180,8 +180,8 @@ static void child(struct line *l, int out)
 	if (strcmp(l->memlock, "-")) {
 		struct rlimit r;
 
-		r.rlim_cur = r.rlim_max = strtoul(l->memlock, NULL, 10) *
-					  sysconf(_SC_PAGESIZE);
+		r.rlim_cur = strtoul(l->memlock, NULL, 10) * sysconf(_SC_PAGESIZE);
+		r.rlim_max = r.rlim_cur;
 		if (setrlimit(RLIMIT_MEMLOCK, &r))
 			_exit(111);
 	}
@@ -316,8 +316,8 @@ static int run_cases(int first, int number)
 		if (status == 0) {
 			printf("    ok %d %s\n", i + 1, l->name);
 		} else if (status == KSFT_SKIP) {
-			printf("    ok %d %s # SKIP the test skipped itself (exit 4): see its output\n",
-			       i + 1, l->name);
+			printf("    ok %d %s # SKIP %s\n", i + 1, l->name,
+			       "the test skipped itself (exit 4): see its output");
 		} else {
 			why(reason, sizeof(reason), status, l);
 			printf("    not ok %d %s # %s\n", i + 1, l->name, reason);

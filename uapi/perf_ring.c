@@ -136,7 +136,7 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	limit = memlock_limit_pages();
 	allowance = mlock_kb * 1024 / page_size * cpus;
-	beyond = RING_PAGES > allowance ? RING_PAGES - allowance : 0;
+	beyond = allowance < RING_PAGES ? RING_PAGES - allowance : 0;
 	ktap_plan(6);
 	ktap_diag("%s, RLIMIT_MEMLOCK %ld pages, perf_event_mlock_kb %ld, %ld CPUs: "
 		  "perf_mlock allowance %ld pages, ring buffer %d pages",

@@ -129,7 +129,8 @@ static inline int read_smaps(pid_t pid, struct vma *v, int max)
 			v[n].start = s;
 			v[n].end = e;
 			v[n].rss_kb = 0;
-			v[n].locked = v[n].pinned = false;
+			v[n].locked = false;
+			v[n].pinned = false;
 			n++;
 		} else if (n && !strncmp(line, "Rss:", 4)) {
 			v[n - 1].rss_kb = strtol(line + 4, NULL, 10);
@@ -152,7 +153,8 @@ static inline void totals_of(const struct vma *v, int n, struct totals *t)
 {
 	int i;
 
-	t->lo_kb = t->pn_kb = 0;
+	t->lo_kb = 0;
+	t->pn_kb = 0;
 	for (i = 0; i < n; i++) {
 		if (v[i].locked && !v[i].pinned)
 			t->lo_kb += (v[i].end - v[i].start) >> 10;
@@ -168,7 +170,9 @@ static inline int read_status(pid_t pid, struct totals *t)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	t->vmlck_kb = t->vmpin_kb = t->vmsize_kb = -1;
+	t->vmlck_kb = -1;
+	t->vmpin_kb = -1;
+	t->vmsize_kb = -1;
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -57,6 +57,12 @@ static long vmlck_pages(void)
 	return now.vmlck_kb * 1024 / page_size;
 }
 
+static void unmap_page(int i)
+{
+	mapped[i] = false;
+	locked[i] = false;
+}
+
 static int count(const bool *v, int a, int n)
 {
 	int i, c = 0;
@@ -115,7 +121,7 @@ static int predict(const struct op *op)
 		return 0;
 	case OP_UNMAP:
 		for (i = op->a; i < op->a + op->n; i++)
-			mapped[i] = locked[i] = false;
+			unmap_page(i);
 		return 0;
 	case OP_LOCK:
 	case OP_LOCK_ONFAULT:
@@ -135,19 +141,19 @@ static int predict(const struct op *op)
 				return EINVAL;
 			/* the destination goes first, even if the move then fails */
 			for (i = op->to; i < op->to + op->b; i++)
-				mapped[i] = locked[i] = false;
+				unmap_page(i);
 			if (op->a + op->n > e)
 				return EFAULT;
 			for (i = 0; i < op->n; i++) {
 				mapped[op->to + i] = mapped[op->a + i];
 				locked[op->to + i] = locked[op->a + i];
-				mapped[op->a + i] = locked[op->a + i] = false;
+				unmap_page(op->a + i);
 			}
 			return 0;
 		}
 		if (op->b <= op->n) {	/* shrink: the tail is unmapped */
 			for (i = op->a + op->b; i < op->a + op->n; i++)
-				mapped[i] = locked[i] = false;
+				unmap_page(i);
 			return 0;
 		}
 		/* grow in place */
@@ -175,7 +181,8 @@ static int predict(const struct op *op)
 		return 0;
 	case OP_MUNLOCKALL:
 		memset(locked, 0, sizeof(locked));
-		future = outside = false;
+		future = false;
+		outside = false;
 		return 0;
 	case OP_FORK:
 	case OP_TOUCH:
@@ -193,15 +200,18 @@ static void random_op(struct op *op)
 	};
 	int k = rnd(100);
 
+	static const int mlockall_flags[] = {
+		MCL_CURRENT, MCL_FUTURE, MCL_CURRENT | MCL_FUTURE,
+		MCL_CURRENT | MCL_ONFAULT, MCL_FUTURE | MCL_ONFAULT,
+	};
+
 	memset(op, 0, sizeof(*op));
 	op->to = -1;
 	op->a = rnd(ARENA_PAGES);
 	op->n = 1 + rnd(ARENA_PAGES - op->a < 8 ? ARENA_PAGES - op->a : 8);
 	if (k < 2) {
 		op->kind = OP_MLOCKALL;
-		op->flags = (int[]){ MCL_CURRENT, MCL_FUTURE, MCL_CURRENT | MCL_FUTURE,
-				     MCL_CURRENT | MCL_ONFAULT,
-				     MCL_FUTURE | MCL_ONFAULT }[rnd(5)];
+		op->flags = mlockall_flags[rnd(5)];
 		return;
 	}
 	if (k < 4) {
