@@ -7,11 +7,15 @@
  *
  * Each suite of the plan is a subtest of the document.  A "suite" line is a
  * program that prints KTAP itself: its lines are passed through, indented,
- * and init supplies the "# Subtest:" header.  "case" lines are programs that
- * report by exit status (0 pass, 4 skip, anything else fail), one case each;
- * their output becomes diagnostic lines.  "skip" lines are cases that cannot
- * run here, with the reason.  A program still running after its timeout is
- * killed and fails.
+ * init supplies the "# Subtest:" header and adds one case of its own,
+ * exit_status, which passes only when the program exited 0: kunit.py counts
+ * a suite by its cases alone, so a program that crashed, hung or failed
+ * after printing every result would otherwise go unseen.  "case" lines are
+ * programs that report by exit status, one case each: 0 passes, anything
+ * else fails, 4 (KSFT_SKIP, the test skipped itself) included, since a test
+ * that cannot run here belongs on a "skip" line with the reason; their
+ * output becomes diagnostic lines.  A program still running after its
+ * timeout is killed and fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,15 +212,26 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* The top-level plan and results of the KTAP program running. */
+static int planned, results;
+
 /* One line of a program's output. */
 static void emit(struct line *l, const char *prefix, bool ktap, const char *text)
 {
 	const char *t = text + strspn(text, " \t");
 
-	if (ktap && (!strncmp(t, "KTAP version ", 13) || !strncmp(t, "TAP version ", 12)))
-		printf("%sKTAP version 1\n%s# Subtest: %s\n", prefix, prefix, l->suite);
-	else
+	if (!ktap) {
 		printf("%s%s\n", prefix, text);
+	} else if (!strncmp(t, "KTAP version ", 13) || !strncmp(t, "TAP version ", 12)) {
+		printf("%sKTAP version 1\n%s# Subtest: %s\n", prefix, prefix, l->suite);
+	} else if (planned < 0 && sscanf(text, "1..%d", &planned) == 1) {
+		/* room for the exit_status case */
+		printf("%s1..%d\n", prefix, planned + 1);
+	} else {
+		if (!strncmp(text, "ok ", 3) || !strncmp(text, "not ok ", 7))
+			results++;
+		printf("%s%s\n", prefix, text);
+	}
 }
 
 static pid_t running;
@@ -250,6 +265,8 @@ static int run(struct line *l, const char *prefix, bool ktap, double *secs)
 	if (pipe(fds))
 		die("pipe: %s", strerror(errno));
 	fflush(stdout);
+	planned = -1;
+	results = 0;
 	running = fork();
 	if (running < 0)
 		die("fork: %s", strerror(errno));
@@ -287,6 +304,9 @@ static void why(char *buf, size_t len, int status, struct line *l)
 		snprintf(buf, len, "timed out after %d s", l->timeout);
 	else if (status > 128)
 		snprintf(buf, len, "killed by signal %d", status - 128);
+	else if (status == KSFT_SKIP)
+		snprintf(buf, len, "exit status 4: it skipped itself (see its output); "
+			 "a test that cannot run here belongs on a skip line");
 	else
 		snprintf(buf, len, "exit status %d", status);
 }
@@ -315,9 +335,6 @@ static int run_cases(int first, int number)
 		printf("    # %s: %.1f s as %s\n", l->name, secs, l->user);
 		if (status == 0) {
 			printf("    ok %d %s\n", i + 1, l->name);
-		} else if (status == KSFT_SKIP) {
-			printf("    ok %d %s # SKIP %s\n", i + 1, l->name,
-			       "the test skipped itself (exit 4): see its output");
 		} else {
 			why(reason, sizeof(reason), status, l);
 			printf("    not ok %d %s # %s\n", i + 1, l->name, reason);
@@ -328,17 +345,21 @@ static int run_cases(int first, int number)
 	return n;
 }
 
+/* A program that prints KTAP, and its exit_status case. */
 static void run_suite(struct line *l, int number)
 {
 	char reason[200];
 	double secs;
 	int status = run(l, "    ", true, &secs);
+	int n = planned >= 0 ? planned + 1 : results + 1;
 
 	printf("    # %s: %.1f s as %s\n", l->suite, secs, l->user);
 	if (status == 0) {
+		printf("    ok %d exit_status\n", n);
 		printf("ok %d %s\n", number, l->suite);
 	} else {
 		why(reason, sizeof(reason), status, l);
+		printf("    not ok %d exit_status # %s\n", n, reason);
 		printf("not ok %d %s # %s\n", number, l->suite, reason);
 	}
 }
