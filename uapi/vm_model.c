@@ -13,9 +13,9 @@
  * After every step:
  * - the operation returned what the model predicted;
  * - the arena in smaps reads as the model's letters;
- * - VmLck is the size of the locked vmas of smaps, VmPin of the pinned ones,
- *   and, unless mlockall locked the rest of the process, VmLck is the
- *   model's count of locked pages.
+ * - VmLck is the size of the locked vmas of smaps and, unless mlockall
+ *   locked the rest of the process, the model's count of locked pages;
+ * - VmPin is 0 and no vma is pinned: none of these operations pins.
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  */
@@ -248,8 +248,9 @@ static void letters(char *out)
 
 int main(int argc, char **argv)
 {
-	const char *env = getenv("MODEL_STEPS");
-	long steps = env ? atol(env) : argc > 1 ? atol(argv[1]) : 10000;
+	const char *env = getenv("MODEL_STEPS"), *arg = env ? env : argc > 1 ? argv[1] : "10000";
+	char *end;
+	long steps = strtol(arg, &end, 10);
 	unsigned long long seed;
 
 	env = getenv("MODEL_SEED");
@@ -265,6 +266,11 @@ int main(int argc, char **argv)
 	rng = seed ? seed : 1;
 	snapshot();	/* and stdio's buffers exist before any mlockall */
 	ktap_plan(1);
+	if (*end || steps < 1) {
+		ktap_diag("steps '%s': want a number of steps, 1 or more", arg);
+		ktap_result(1, false, "random_ops", NULL);
+		return 1;
+	}
 	ktap_diag("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
 		  "MODEL_SEED=%llu (scripts/userspace --seed %llu)", seed, steps,
 		  geteuid() ? "unprivileged" : "root", limit, seed, seed);
@@ -289,6 +295,8 @@ int main(int argc, char **argv)
 				bad = "arena";
 			else if (!totals_consistent(&t, why, sizeof(why)))
 				bad = "counters against smaps";
+			else if (t.vmpin_kb || t.pn_kb)
+				bad = "VmPin, with nothing pinned";
 			else if (!outside && t.vmlck_kb !=
 				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
 				bad = "VmLck against the model";
