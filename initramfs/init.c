@@ -7,10 +7,12 @@
  *
  * Each suite of the plan is a subtest of the document.  A "suite" line is a
  * program that prints KTAP itself: its lines are passed through, indented,
- * init supplies the "# Subtest:" header and adds one case of its own,
- * exit_status, which passes only when the program exited 0: kunit.py counts
- * a suite by its cases alone, so a program that crashed, hung or failed
- * after printing every result would otherwise go unseen.  "case" lines are
+ * and init supplies the "# Subtest:" header.  Its exit status is part of
+ * its last result: kunit.py counts a suite by its cases alone, so when the
+ * program crashed, hung or exited non-zero after printing its results, init
+ * turns its last case into "not ok", with the reason; a program that stops
+ * before printing all the cases it planned leaves them missing, which
+ * kunit.py and scripts/report count as failed.  "case" lines are
  * programs that report by exit status, one case each: 0 passes, anything
  * else fails, 4 (KSFT_SKIP, the test skipped itself) included, since a test
  * that cannot run here belongs on a "skip" line with the reason; their
@@ -212,24 +214,54 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* The top-level plan and results of the KTAP program running. */
-static int planned, results;
+/*
+ * The KTAP program running: its last result line, held back (with the
+ * lines after it) until the next result or its exit, which may turn it
+ * into a failure.
+ */
+static char held[512], after[4096];
+
+static void flush_held(const char *prefix, const char *reason)
+{
+	char *desc = held + (held[0] == 'n' ? 7 : 3), *directive;
+
+	if (!held[0])
+		return;
+	if (reason) {
+		/* "ok 3 name # SKIP why" becomes "not ok 3 name # reason" */
+		printf("%s# %s\n", prefix, reason);
+		directive = strstr(desc, " #");
+		if (directive)
+			*directive = '\0';
+		printf("%snot ok %s # %s\n", prefix, desc, reason);
+	} else {
+		printf("%s%s\n", prefix, held);
+	}
+	fputs(after, stdout);
+	held[0] = '\0';
+	after[0] = '\0';
+}
 
 /* One line of a program's output. */
 static void emit(struct line *l, const char *prefix, bool ktap, const char *text)
 {
 	const char *t = text + strspn(text, " \t");
+	size_t used = strlen(after);
 
 	if (!ktap) {
 		printf("%s%s\n", prefix, text);
 	} else if (!strncmp(t, "KTAP version ", 13) || !strncmp(t, "TAP version ", 12)) {
 		printf("%sKTAP version 1\n%s# Subtest: %s\n", prefix, prefix, l->suite);
-	} else if (planned < 0 && sscanf(text, "1..%d", &planned) == 1) {
-		/* room for the exit_status case */
-		printf("%s1..%d\n", prefix, planned + 1);
+	} else if (!strncmp(text, "ok ", 3) || !strncmp(text, "not ok ", 7)) {
+		flush_held(prefix, NULL);
+		snprintf(held, sizeof(held), "%s", text);
+	} else if (!held[0]) {
+		printf("%s%s\n", prefix, text);
+	} else if (used + strlen(prefix) + strlen(text) + 2 < sizeof(after)) {
+		snprintf(after + used, sizeof(after) - used, "%s%s\n", prefix, text);
 	} else {
-		if (!strncmp(text, "ok ", 3) || !strncmp(text, "not ok ", 7))
-			results++;
+		/* too much after the last result to hold: keep the order */
+		flush_held(prefix, NULL);
 		printf("%s%s\n", prefix, text);
 	}
 }
@@ -265,8 +297,8 @@ static int run(struct line *l, const char *prefix, bool ktap, double *secs)
 	if (pipe(fds))
 		die("pipe: %s", strerror(errno));
 	fflush(stdout);
-	planned = -1;
-	results = 0;
+	held[0] = '\0';
+	after[0] = '\0';
 	running = fork();
 	if (running < 0)
 		die("fork: %s", strerror(errno));
@@ -345,23 +377,21 @@ static int run_cases(int first, int number)
 	return n;
 }
 
-/* A program that prints KTAP, and its exit_status case. */
+/* A program that prints KTAP; a failed exit fails its last case. */
 static void run_suite(struct line *l, int number)
 {
 	char reason[200];
 	double secs;
 	int status = run(l, "    ", true, &secs);
-	int n = planned >= 0 ? planned + 1 : results + 1;
 
-	printf("    # %s: %.1f s as %s\n", l->suite, secs, l->user);
-	if (status == 0) {
-		printf("    ok %d exit_status\n", n);
-		printf("ok %d %s\n", number, l->suite);
-	} else {
+	if (status)
 		why(reason, sizeof(reason), status, l);
-		printf("    not ok %d exit_status # %s\n", n, reason);
+	flush_held("    ", status ? reason : NULL);
+	printf("    # %s: %.1f s as %s\n", l->suite, secs, l->user);
+	if (status == 0)
+		printf("ok %d %s\n", number, l->suite);
+	else
 		printf("not ok %d %s # %s\n", number, l->suite, reason);
-	}
 }
 
 int main(void)

@@ -33,6 +33,27 @@
 #define DATA_PAGES	16
 #define RING_PAGES	(1 + DATA_PAGES)
 
+/* The cases, in the order they are reported. */
+enum {
+	RING_BUFFER_MAPS,
+	VMPIN_BEYOND_PERF_EVENT_MLOCK_KB,
+	VMPIN_IS_THE_RING_BUFFER,
+	FORK_CHILD_HAS_NO_PIN,
+	MUNMAP_RETURNS_THE_CHARGE,
+	MLOCK_AFTER_PERF_COUNTS_PINNED_VM,
+	MLOCK_AND_PERF_SHARE_THE_LIMIT,
+};
+
+static const char *const cases[] = {
+	[RING_BUFFER_MAPS] = "ring_buffer_maps",
+	[VMPIN_BEYOND_PERF_EVENT_MLOCK_KB] = "vmpin_beyond_perf_event_mlock_kb",
+	[VMPIN_IS_THE_RING_BUFFER] = "vmpin_is_the_ring_buffer",
+	[FORK_CHILD_HAS_NO_PIN] = "fork_child_has_no_pin",
+	[MUNMAP_RETURNS_THE_CHARGE] = "munmap_returns_the_charge",
+	[MLOCK_AFTER_PERF_COUNTS_PINNED_VM] = "mlock_after_perf_counts_pinned_vm",
+	[MLOCK_AND_PERF_SHARE_THE_LIMIT] = "mlock_and_perf_share_the_limit",
+};
+
 static int test_no;
 
 static long kb(long pages)
@@ -146,7 +167,7 @@ static int mlock_err(void *mem, long pages)
  */
 static void mlock_after_perf(int fd, long limit, const char *kernel)
 {
-	const char *name = "mlock_after_perf_counts_pinned_vm";
+	const char *name = cases[MLOCK_AFTER_PERF_COUNTS_PINNED_VM];
 	long pinned, room;
 	int within, over;
 	struct totals t;
@@ -206,7 +227,7 @@ int main(void)
 	limit = memlock_limit_pages();
 	allowance = mlock_kb * 1024 / page_size * cpus;
 	beyond = allowance < RING_PAGES ? RING_PAGES - allowance : 0;
-	ktap_plan(7);
+	ktap_plan(ARRAY_SIZE(cases));
 	ktap_diag("%s, RLIMIT_MEMLOCK %ld pages, perf_event_mlock_kb %ld, %ld CPUs: "
 		  "perf_mlock allowance %ld pages, ring buffer %d pages",
 		  geteuid() ? "unprivileged" : "root", limit, mlock_kb, cpus, allowance,
@@ -215,29 +236,31 @@ int main(void)
 	fd = perf_open();
 	ring = fd < 0 ? MAP_FAILED : ring_map(fd);
 	if (ring == MAP_FAILED) {
-		pass_if(false, "ring_buffer_maps", "perf_event_open or mmap: %s (paranoid %ld)",
+		pass_if(false, cases[RING_BUFFER_MAPS],
+			"perf_event_open or mmap: %s (paranoid %ld)",
 			strerror(errno), read_long("/proc/sys/kernel/perf_event_paranoid"));
 		return 1;
 	}
-	pass_if(true, "ring_buffer_maps", "%d pages at %p", RING_PAGES, ring);
+	pass_if(true, cases[RING_BUFFER_MAPS], "%d pages at %p", RING_PAGES, ring);
 	converted = vma_pinned(getpid(), ring) == 1;
 	if (read_totals(getpid(), &t)) {
-		pass_if(false, "vmpin_beyond_perf_event_mlock_kb", "/proc: %s", strerror(errno));
+		pass_if(false, cases[VMPIN_BEYOND_PERF_EVENT_MLOCK_KB], "/proc: %s",
+			strerror(errno));
 		return 1;
 	}
 
 	if (converted)
-		skip("vmpin_beyond_perf_event_mlock_kb",
+		skip(cases[VMPIN_BEYOND_PERF_EVENT_MLOCK_KB],
 		     "SKIP perf pins with mm_mpin(): the pristine rule no longer applies");
 	else
-		pass_if(t.vmpin_kb == kb(beyond), "vmpin_beyond_perf_event_mlock_kb",
+		pass_if(t.vmpin_kb == kb(beyond), cases[VMPIN_BEYOND_PERF_EVENT_MLOCK_KB],
 			"VmPin %ld kB, expected %ld kB (ring buffer beyond the allowance)",
 			t.vmpin_kb, kb(beyond));
 
 	snprintf(seen, sizeof(seen), "VmPin %ld kB, ring buffer %ld kB, vma %s",
 		 t.vmpin_kb, kb(RING_PAGES), converted ? "pn" : "not pn");
 	converted_expectation(converted, t.vmpin_kb == kb(RING_PAGES) &&
-			      t.pn_kb == kb(RING_PAGES), "vmpin_is_the_ring_buffer", seen);
+			      t.pn_kb == kb(RING_PAGES), cases[VMPIN_IS_THE_RING_BUFFER], seen);
 
 	fflush(stdout);
 	pid = fork();
@@ -246,18 +269,20 @@ int main(void)
 		      vma_pinned(getpid(), ring) != -1);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	pass_if(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status), "fork_child_has_no_pin",
-		"the child has VmPin 0 and no ring buffer (VM_DONTCOPY)%s",
-		pid < 0 ? ": fork failed" : "");
+	if (pid < 0)
+		pass_if(false, cases[FORK_CHILD_HAS_NO_PIN], "fork: %s", strerror(errno));
+	else
+		pass_if(WIFEXITED(status) && !WEXITSTATUS(status), cases[FORK_CHILD_HAS_NO_PIN],
+			"the child has VmPin 0 and no ring buffer (VM_DONTCOPY)");
 
 	munmap(ring, RING_PAGES * page_size);
 	pass_if(!read_totals(getpid(), &t) && t.vmpin_kb == 0 && t.pn_kb == 0,
-		"munmap_returns_the_charge", "VmPin %ld kB after munmap", t.vmpin_kb);
+		cases[MUNMAP_RETURNS_THE_CHARGE], "VmPin %ld kB after munmap", t.vmpin_kb);
 
 	if (limit < 0) {
-		skip("mlock_after_perf_counts_pinned_vm",
+		skip(cases[MLOCK_AFTER_PERF_COUNTS_PINNED_VM],
 		     "SKIP root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
-		skip("mlock_and_perf_share_the_limit",
+		skip(cases[MLOCK_AND_PERF_SHARE_THE_LIMIT],
 		     "SKIP root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
 		close(fd);
 		return ktap_failed ? 1 : 0;
@@ -268,7 +293,7 @@ int main(void)
 	locked = mmap(NULL, (limit - 8) * page_size, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (locked == MAP_FAILED || mlock(locked, (limit - 8) * page_size)) {
-		pass_if(false, "mlock_and_perf_share_the_limit", "mlock of %ld pages: %s",
+		pass_if(false, cases[MLOCK_AND_PERF_SHARE_THE_LIMIT], "mlock of %ld pages: %s",
 			limit - 8, strerror(errno));
 		return 1;
 	}
@@ -277,7 +302,7 @@ int main(void)
 	refused = ring == MAP_FAILED && errno == EPERM;
 	snprintf(seen, sizeof(seen), "%s", ring == MAP_FAILED ? strerror(errno) : "succeeded");
 	if (read_totals(getpid(), &t)) {
-		pass_if(false, "mlock_and_perf_share_the_limit", "/proc: %s", strerror(errno));
+		pass_if(false, cases[MLOCK_AND_PERF_SHARE_THE_LIMIT], "/proc: %s", strerror(errno));
 		return 1;
 	}
 	/* What perf charged to perf_mlock, outside VmLck and VmPin, counts too. */
@@ -288,10 +313,10 @@ int main(void)
 		 "%ld kB in perf_mlock; RLIMIT_MEMLOCK %ld kB", limit - 8, t.vmlck_kb,
 		 t.vmpin_kb, kb(hidden), kb(limit));
 	if (ring == MAP_FAILED && !refused)
-		pass_if(false, "mlock_and_perf_share_the_limit", "%s: not the limit's EPERM",
+		pass_if(false, cases[MLOCK_AND_PERF_SHARE_THE_LIMIT], "%s: not the limit's EPERM",
 			seen);
 	else
-		converted_expectation(converted, !exceeded, "mlock_and_perf_share_the_limit",
+		converted_expectation(converted, !exceeded, cases[MLOCK_AND_PERF_SHARE_THE_LIMIT],
 				      seen);
 	close(fd);
 	return ktap_failed ? 1 : 0;

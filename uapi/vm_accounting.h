@@ -38,6 +38,7 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define ARENA_PAGES	32
 #define MAX_VMAS	256
 

@@ -246,6 +246,9 @@ static void letters(char *out)
 	out[ARENA_PAGES] = '\0';
 }
 
+/* The one case: the random walk. */
+static const char *const cases[] = { "random_ops" };
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("MODEL_STEPS"), *arg = env ? env : argc > 1 ? argv[1] : "10000";
@@ -265,10 +268,10 @@ int main(int argc, char **argv)
 	limit = memlock_limit_pages();
 	rng = seed ? seed : 1;
 	snapshot();	/* and stdio's buffers exist before any mlockall */
-	ktap_plan(1);
+	ktap_plan(ARRAY_SIZE(cases));
 	if (*end || steps < 1) {
 		ktap_diag("steps '%s': want a number of steps, 1 or more", arg);
-		ktap_result(1, false, "random_ops", NULL);
+		ktap_result(1, false, cases[0], NULL);
 		return 1;
 	}
 	ktap_diag("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
@@ -312,7 +315,7 @@ int main(int argc, char **argv)
 			  t.vmlck_kb, t.vmpin_kb, t.lo_kb, t.pn_kb);
 		for (i = step >= HISTORY ? step - HISTORY + 1 : 0; i <= step; i++)
 			ktap_diag("  step %ld: %s", i, op_text(&history[i % HISTORY]));
-		ktap_result(1, false, "random_ops", NULL);
+		ktap_result(1, false, cases[0], NULL);
 		return 1;
 	}
 	arena_reset();
@@ -324,6 +327,6 @@ int main(int argc, char **argv)
 		  done[OP_FORK]);
 	ktap_diag("after munlockall and munmap: VmLck %ld kB, VmPin %ld kB",
 		  t.vmlck_kb, t.vmpin_kb);
-	ktap_result(1, !t.vmlck_kb && !t.vmpin_kb, "random_ops", NULL);
+	ktap_result(1, !t.vmlck_kb && !t.vmpin_kb, cases[0], NULL);
 	return ktap_failed ? 1 : 0;
 }

@@ -35,7 +35,7 @@ struct row {
 	const char *user_after;	/* ... or NULL: as root */
 };
 
-static const struct row rows[] = {
+static const struct row cases[] = {
 	/* name			script				err	after (root) */
 	{ "mlock",		"map 0 8; lock 2 4",		0,	"..LLLL..", 3 },
 	{ "mlock2_onfault",	"map 0 8; lockonfault 2 4",	0,	"..LLLL..", 3 },
@@ -145,7 +145,7 @@ static int check_row(const struct row *r, bool limited)
 
 int main(void)
 {
-	size_t i, n = sizeof(rows) / sizeof(rows[0]);
+	size_t i, n = ARRAY_SIZE(cases);
 	long limit;
 	int status;
 	pid_t pid;
@@ -164,11 +164,11 @@ int main(void)
 		fflush(stdout);
 		pid = fork();
 		if (!pid)
-			_exit(check_row(&rows[i], limit >= 0));
+			_exit(check_row(&cases[i], limit >= 0));
 		status = -1;
 		waitpid(pid, &status, 0);
 		ktap_result(i + 1, pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
-			    rows[i].name, NULL);
+			    cases[i].name, NULL);
 	}
 	return ktap_failed ? 1 : 0;
 }
