@@ -27,6 +27,14 @@ note() {
 	printf '== %s\n' "$*"
 }
 
+# stage WHAT SECONDS: say how long a stage took, and add it to
+# $RESULTS/stages.txt, the table of stages scripts/test prints at its end.
+stage() {
+	note "$1: $2 s"
+	mkdir -p "$RESULTS"
+	printf '%s\t%s\n' "$1" "$2" >> "$RESULTS/stages.txt"
+}
+
 # names DIR SUFFIX: the names of the DIR/*SUFFIX files, on one line.
 names() {
 	local f out=()
@@ -58,6 +66,10 @@ load_arch() {
 		QEMU_CONFIG=$TOP/arch-matrix/$QEMU_CONFIG
 	fi
 }
+
+# The kernel command line of every KUnit run: mm_pin_secretmem needs
+# secretmem, off by default in 6.1.
+KUNIT_KERNEL_ARGS=(--kernel_args secretmem.enable=1)
 
 # arch_args: kunit.py's options for the arch load_arch read, into KARGS.
 arch_args() {
@@ -94,7 +106,7 @@ build_digest() {
 # SRC in BDIR with SRC's kunit.py, for the arch load_arch read, unless BDIR
 # was last built from DIGEST.  Prints progress every 30 s; dies on failure.
 kunit_build() {
-	local src=$1 bdir=$2 kconf=$3 want=$4 label progress brc=0
+	local src=$1 bdir=$2 kconf=$3 want=$4 label progress brc=0 t0
 	label="$ARCH/$(basename "$bdir" | sed "s/^$ARCH-//")"
 	if [ "$(cat "$bdir/.vm-pinned-digest" 2>/dev/null)" = "$want" ]; then
 		note "$label: inputs unchanged since the last build, not running make"
@@ -104,6 +116,7 @@ kunit_build() {
 	mkdir -p "$bdir"
 	rm -f "$bdir/.vm-pinned-digest"
 	touch "$bdir/.build-start"
+	t0=$SECONDS
 	(
 		t0=$SECONDS
 		while sleep 30; do
@@ -120,4 +133,5 @@ kunit_build() {
 	wait "$progress" 2>/dev/null || true
 	[ "$brc" = 0 ] || die "$label: kunit.py build failed (its message is above)"
 	echo "$want" > "$bdir/.vm-pinned-digest"
+	stage "build $label" $((SECONDS - t0))
 }
