@@ -5,13 +5,16 @@
  *
  * Included at the end of kernel/fork.c, so that the cases call dup_mm(), the
  * mm half of fork, on a private mm of the test kthread.  Each row maps a
- * window of MM_TEST_PAGES anonymous pages in the parent, locked or not,
- * optionally pins part of it with mm_mpin() and applies an madvise() to
- * part of it, forks the mm and states what the child must look like page
- * by page.  A pin belongs to the pinner of the parent's pages: the child
- * inherits neither VM_PINNED nor a charge, as it inherits no VM_LOCKED.
+ * window of MM_TEST_PAGES anonymous pages in the parent and makes it look
+ * like the row's picture (locked, locked on fault, pinned with mm_mpin();
+ * see mm_test_setup()), applies an madvise() to part of it, forks the mm
+ * and states what the child must look like page by page, with its
+ * total_vm and vma count.  A pin belongs to the pinner of the parent's
+ * pages: the child inherits neither VM_PINNED nor a charge, as it inherits
+ * no VM_LOCKED.
  * The parent must come out unchanged, and both mms' counters must equal
- * what their vmas (and the parent's pins) say.
+ * what their vmas (and the parent's pins) say; once the parent's pins are
+ * released, its window and vma count are the row's last two columns.
  */
 
 #ifdef CONFIG_MM_FORK_KUNIT_TEST
@@ -24,79 +27,86 @@
 
 struct mm_fork_case {
 	const char *name;
-	unsigned long map_flags;	/* MAP_LOCKED or 0 */
-	unsigned long def_flags;	/* mm->def_flags while mapping */
-	int advice;			/* MADV_* on pages [first, first + n) */
-	unsigned int first, n;
-	const char *parent;		/* the parent's window, before and after */
-	const char *child;		/* the child's window */
+	const char *parent;	/* the parent's window, before and after */
+	struct mm_test_op advice;	/* an madvise() before the fork */
+	const char *child;	/* the child's window */
 	unsigned long child_total;	/* the child's total_vm */
-	unsigned int pin_first, pin_n;	/* mm_mpin() of these pages first */
+	int child_vmas;		/* the child's map_count */
+	const char *released;	/* the parent's window once unpinned */
+	int rvmas;		/* and its map_count */
 };
 
-/* The parent's pin, released by .exit if a case aborts. */
-static struct mm_pin *mm_fork_pin;
+#define NO_ADVICE	{ .kind = MM_OP_NONE }
 
 static const struct mm_fork_case mm_fork_cases[] = {
-	{ "unlocked", 0, 0, 0, 0, 0, "........", "........", 8 },
-	{ "locked", MAP_LOCKED, 0, 0, 0, 0, "LLLLLLLL", "........", 8 },
-	{ "locked_onfault", 0, VM_LOCKED | VM_LOCKONFAULT, 0, 0, 0,
-	  "FFFFFFFF", "........", 8 },
-	{ "locked_dontfork", MAP_LOCKED, 0, MADV_DONTFORK, 0, 8,
-	  "LLLLLLLL", "--------", 0 },
-	{ "locked_dontfork_middle", MAP_LOCKED, 0, MADV_DONTFORK, 2, 4,
-	  "LLLLLLLL", "..----..", 4 },
-	{ "locked_wipeonfork", MAP_LOCKED, 0, MADV_WIPEONFORK, 0, 8,
-	  "LLLLLLLL", "........", 8 },
-	{ "unlocked_dontfork_tail", 0, 0, MADV_DONTFORK, 4, 4,
-	  "........", "....----", 4 },
-	{ "pinned", 0, 0, 0, 0, 0, "PPPPPPPP", "........", 8, .pin_n = 8 },
-	{ "pinned_locked", MAP_LOCKED, 0, 0, 0, 0, "BBBBBBBB", "........", 8,
-	  .pin_n = 8 },
-	{ "pinned_locked_middle", MAP_LOCKED, 0, 0, 0, 0, "LLBBBBLL", "........",
-	  8, .pin_first = 2, .pin_n = 4 },
-	{ "pinned_onfault", 0, VM_LOCKED | VM_LOCKONFAULT, 0, 0, 0, "OOOOOOOO",
-	  "........", 8, .pin_n = 8 },
-	{ "pinned_dontfork", 0, 0, MADV_DONTFORK, 0, 8, "PPPPPPPP", "--------", 0,
-	  .pin_n = 8 },
-	{ "pinned_dontfork_middle", MAP_LOCKED, 0, MADV_DONTFORK, 2, 4,
-	  "BBBBBBBB", "..----..", 4, .pin_n = 8 },
-	{ "pinned_wipeonfork", 0, 0, MADV_WIPEONFORK, 0, 8, "PPPPPPPP",
-	  "........", 8, .pin_n = 8 },
+	/*
+	 * name                     parent      advice before the fork
+	 *                          child       total_vm vmas; once unpinned:
+	 *                          the parent's window, vmas
+	 */
+	/* upstream: the child inherits no lock; DONTFORK and WIPEONFORK */
+	{ "unlocked",               "........", NO_ADVICE,
+				    "........",  8, 1, "........", 1 },
+	{ "locked",                 "LLLLLLLL", NO_ADVICE,
+				    "........",  8, 1, "LLLLLLLL", 1 },
+	{ "locked_onfault",         "FFFFFFFF", NO_ADVICE,
+				    "........",  8, 1, "FFFFFFFF", 1 },
+	{ "locked_dontfork",        "LLLLLLLL", MADV(0, 8, MADV_DONTFORK),
+				    "--------",  0, 0, "LLLLLLLL", 1 },
+	{ "locked_dontfork_middle", "LLLLLLLL", MADV(2, 4, MADV_DONTFORK),
+				    "..----..",  4, 2, "LLLLLLLL", 3 },
+	{ "locked_wipeonfork",      "LLLLLLLL", MADV(0, 8, MADV_WIPEONFORK),
+				    "........",  8, 1, "LLLLLLLL", 1 },
+	{ "unlocked_dontfork_tail", "........", MADV(4, 4, MADV_DONTFORK),
+				    "....----",  4, 1, "........", 2 },
+	/* the series: the child inherits neither VM_PINNED nor a charge */
+	{ "pinned",                 "PPPPPPPP", NO_ADVICE,
+				    "........",  8, 1, "........", 1 },
+	{ "pinned_locked",          "BBBBBBBB", NO_ADVICE,
+				    "........",  8, 1, "LLLLLLLL", 1 },
+	{ "pinned_locked_middle",   "LLBBBBLL", NO_ADVICE,
+				    "........",  8, 3, "LLLLLLLL", 1 },
+	{ "pinned_onfault",         "OOOOOOOO", NO_ADVICE,
+				    "........",  8, 1, "FFFFFFFF", 1 },
+	{ "pinned_dontfork",        "PPPPPPPP", MADV(0, 8, MADV_DONTFORK),
+				    "--------",  0, 0, "........", 1 },
+	{ "pinned_dontfork_middle", "BBBBBBBB", MADV(2, 4, MADV_DONTFORK),
+				    "..----..",  4, 2, "LLLLLLLL", 3 },
+	{ "pinned_wipeonfork",      "PPPPPPPP", MADV(0, 8, MADV_WIPEONFORK),
+				    "........",  8, 1, "........", 1 },
+
 };
 
-static void mm_fork_case_desc(const struct mm_fork_case *c, char *desc)
+static void mm_fork_desc(const struct mm_fork_case *c, char *desc)
 {
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	mm_test_desc(c->name, desc);
 }
 
-KUNIT_ARRAY_PARAM(mm_fork, mm_fork_cases, mm_fork_case_desc);
+KUNIT_ARRAY_PARAM(mm_fork, mm_fork_cases, mm_fork_desc);
+
+/* The pinned pages of a picture. */
+static long mm_fork_pinned_in(const char *picture)
+{
+	long n = 0;
+
+	for (; *picture; picture++)
+		n += !!strchr("PBO", *picture);
+	return n;
+}
 
 static void mm_fork_table(struct kunit *test)
 {
 	const struct mm_fork_case *c = test->param_value;
-	struct mm_struct *mm = current->mm, *child;
+	struct mm_struct *mm = mm_test(test)->mm, *child;
 	unsigned long base, locked_before;
-	s64 pinned_before;
 	char pages[MM_TEST_PAGES + 1];
 
-	mm->def_flags |= c->def_flags;
-	base = mm_test_map(test, MM_TEST_PAGES, c->map_flags | MAP_POPULATE);
-	mm->def_flags &= ~c->def_flags;
-	if (c->pin_n) {
-		struct mm_pin *pin = mm_mpin(mm, base + c->pin_first * PAGE_SIZE,
-					     c->pin_n * PAGE_SIZE);
-
-		KUNIT_ASSERT_FALSE(test, IS_ERR(pin));
-		mm_fork_pin = pin;
-	}
-	if (c->advice)
-		KUNIT_ASSERT_EQ(test, do_madvise(mm, base + c->first * PAGE_SIZE,
-						 c->n * PAGE_SIZE, c->advice), 0);
+	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
+	mm_test_setup(test, base, c->parent);
+	KUNIT_ASSERT_EQ(test, mm_test_do_op(test, &c->advice, base), 0L);
 	KUNIT_ASSERT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
 			   c->parent);
 	locked_before = mm->locked_vm;
-	pinned_before = atomic64_read(&mm->pinned_vm);
 
 	child = dup_mm(current, mm);
 	KUNIT_ASSERT_NOT_NULL(test, child);
@@ -106,6 +116,7 @@ static void mm_fork_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, child->locked_vm, 0UL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&child->pinned_vm), 0LL);
 	KUNIT_EXPECT_EQ(test, child->total_vm, c->child_total);
+	KUNIT_EXPECT_EQ(test, child->map_count, c->child_vmas);
 	KUNIT_EXPECT_EQ(test, child->def_flags & (VM_LOCKED | VM_LOCKONFAULT), 0UL);
 	KUNIT_EXPECT_TRUE(test, hlist_empty(&child->pins));
 	mm_test_expect_counters(test, child);
@@ -114,16 +125,17 @@ static void mm_fork_table(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
 			   c->parent);
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, locked_before);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), pinned_before);
-	KUNIT_EXPECT_EQ(test, pinned_before, (s64)c->pin_n);
+	KUNIT_EXPECT_EQ(test, mm->locked_vm, mm_test_locked_in(c->parent));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm),
+			mm_fork_pinned_in(c->parent));
 	mmput(child);
-	mm_test_expect_exact(test, mm, &mm_fork_pin, 1);
+	MM_TEST_EXPECT_RELEASED(test, base, c->released, c->rvmas);
 }
 
 /* mlockall(MCL_FUTURE) is not inherited: the child's def_flags lose it. */
 static void mm_fork_future_not_inherited(struct kunit *test)
 {
-	struct mm_struct *mm = current->mm, *child;
+	struct mm_struct *mm = mm_test(test)->mm, *child;
 
 	mm->def_flags |= VM_LOCKED;
 	child = dup_mm(current, mm);
@@ -131,17 +143,6 @@ static void mm_fork_future_not_inherited(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, child);
 	KUNIT_EXPECT_EQ(test, child->def_flags & VM_LOCKED, 0UL);
 	mmput(child);
-}
-
-static int mm_fork_init(struct kunit *test)
-{
-	return mm_test_attach_mm(test);
-}
-
-static void mm_fork_exit(struct kunit *test)
-{
-	mm_test_release(&mm_fork_pin, 1);
-	mm_test_detach_mm(test);
 }
 
 static struct kunit_case mm_fork_test_cases[] = {
@@ -152,8 +153,8 @@ static struct kunit_case mm_fork_test_cases[] = {
 
 static struct kunit_suite mm_fork_test_suite = {
 	.name = "mm_fork",
-	.init = mm_fork_init,
-	.exit = mm_fork_exit,
+	.init = mm_test_init,
+	.exit = mm_test_exit,
 	.test_cases = mm_fork_test_cases,
 };
 

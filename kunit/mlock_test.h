@@ -21,44 +21,17 @@
 #define _MLOCK_TEST_H
 
 #include <kunit/test.h>
-#include <linux/cred.h>
 #include "mm_test_util.h"
-
-enum mm_mlock_op_kind {
-	OP_MLOCK = 1,		/* mlock(first, n) */
-	OP_MLOCK_ONFAULT,	/* mlock2(first, n, MLOCK_ONFAULT) */
-	OP_MLOCK2_BAD,		/* mlock2(first, n, ~MLOCK_ONFAULT) */
-	OP_MUNLOCK,		/* munlock(first, n) */
-	OP_MUNMAP,		/* munmap(first, n) */
-	OP_MLOCKALL,		/* mlockall(flags) */
-	OP_MUNLOCKALL,		/* munlockall() */
-	OP_MAP_LOCKED,		/* mmap(n, MAP_LOCKED) outside the window */
-	OP_ACCOUNT,		/* account_locked_vm(n, true) */
-	OP_UNACCOUNT,		/* account_locked_vm(n, false) */
-};
-
-struct mm_mlock_op {
-	enum mm_mlock_op_kind kind;
-	unsigned int first;	/* page of the window */
-	unsigned int n;		/* pages; for MLOCKALL, the MCL_* flags */
-	int ret;		/* what the call must return */
-};
 
 struct mm_mlock_case {
 	const char *name;
-	struct mm_mlock_op ops[3];
+	struct mm_test_op ops[3];
 	unsigned long limit;	/* RLIMIT_MEMLOCK in pages, no CAP_IPC_LOCK... */
 	unsigned long pinned;	/* pages a long-term pinner charged before */
 	const char *pages;	/* the window afterwards, see mm_test_pages() */
 	int vmas;		/* map_count afterwards; -1: not guaranteed */
 	bool cap;		/* ...unless this keeps CAP_IPC_LOCK */
 };
-
-/* OP(MLOCK, 2, 4): mlock pages 2-5 of the window, which must return 0. */
-#define OP(k, f, np)		{ .kind = OP_##k, .first = f, .n = np }
-#define OP_ERR(k, f, np, e)	{ .kind = OP_##k, .first = f, .n = np, .ret = e }
-#define ALL(k, fl)		{ .kind = OP_##k, .n = fl }
-#define ALL_ERR(k, fl, e)	{ .kind = OP_##k, .n = fl, .ret = e }
 
 static const struct mm_mlock_case mm_mlock_cases[] = {
 	/* mlock and mlock2 */
@@ -73,12 +46,12 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	  0, 0, "LLL--...", 2 },
 	{ "mlock_unmapped", { OP(MUNMAP, 0, 8), OP_ERR(MLOCK, 0, 8, -ENOMEM) },
 	  0, 0, "--------", 0 },
-	{ "mlock2_onfault_middle", { OP(MLOCK_ONFAULT, 2, 4) }, 0, 0, "..FFFF..", 3 },
+	{ "mlock2_onfault_middle", { OP(ONFAULT, 2, 4) }, 0, 0, "..FFFF..", 3 },
 	{ "mlock2_bad_flags", { OP_ERR(MLOCK2_BAD, 0, 8, -EINVAL) }, 0, 0,
 	  "........", 1 },
-	{ "mlock_over_onfault", { OP(MLOCK_ONFAULT, 0, 8), OP(MLOCK, 2, 4) }, 0, 0,
+	{ "mlock_over_onfault", { OP(ONFAULT, 0, 8), OP(MLOCK, 2, 4) }, 0, 0,
 	  "FFLLLLFF", 3 },
-	{ "onfault_over_mlock", { OP(MLOCK, 0, 8), OP(MLOCK_ONFAULT, 0, 4) }, 0, 0,
+	{ "onfault_over_mlock", { OP(MLOCK, 0, 8), OP(ONFAULT, 0, 4) }, 0, 0,
 	  "FFFFLLLL", 2 },
 
 	/* munlock */
@@ -89,7 +62,7 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	{ "munlock_merges_back", { OP(MLOCK, 2, 4), OP(MUNLOCK, 2, 4) }, 0, 0,
 	  "........", 1 },
 	{ "munlock_unlocked", { OP(MUNLOCK, 0, 8) }, 0, 0, "........", 1 },
-	{ "munlock_onfault_head", { OP(MLOCK_ONFAULT, 0, 8), OP(MUNLOCK, 0, 4) },
+	{ "munlock_onfault_head", { OP(ONFAULT, 0, 8), OP(MUNLOCK, 0, 4) },
 	  0, 0, "....FFFF", 2 },
 
 	/* mlockall and munlockall */
@@ -99,7 +72,7 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	{ "mlockall_future_only", { ALL(MLOCKALL, MCL_FUTURE) }, 0, 0, "........", 1 },
 	{ "mlockall_onfault_alone",
 	  { ALL_ERR(MLOCKALL, MCL_ONFAULT, -EINVAL) }, 0, 0, "........", 1 },
-	{ "munlockall", { OP(MLOCK, 2, 2), OP(MLOCK_ONFAULT, 5, 2),
+	{ "munlockall", { OP(MLOCK, 2, 2), OP(ONFAULT, 5, 2),
 	  ALL(MUNLOCKALL, 0) }, 0, 0, "........", -1 },
 
 	/* munmap of locked and unlocked vmas */
@@ -115,7 +88,7 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	  "..LL----", 2 },
 	{ "munmap_spanning", { OP(MLOCK, 2, 4), OP(MUNMAP, 1, 6) }, 0, 0,
 	  ".------.", 2 },
-	{ "munmap_mixed_onfault", { OP(MLOCK, 0, 4), OP(MLOCK_ONFAULT, 4, 4),
+	{ "munmap_mixed_onfault", { OP(MLOCK, 0, 4), OP(ONFAULT, 4, 4),
 	  OP(MUNMAP, 2, 4) }, 0, 0, "LL----FF", 2 },
 	{ "munmap_unlocked_part", { OP(MLOCK, 0, 4), OP(MUNMAP, 5, 2) }, 0, 0,
 	  "LLLL.--.", 3 },
@@ -128,7 +101,7 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	  "LLLL....", 2 },
 	{ "limit_overlap_over", { OP(MLOCK, 0, 4), OP_ERR(MLOCK, 2, 4, -ENOMEM) },
 	  4, 0, "LLLL....", 2 },
-	{ "limit_onfault_counts", { OP(MLOCK_ONFAULT, 0, 4),
+	{ "limit_onfault_counts", { OP(ONFAULT, 0, 4),
 	  OP_ERR(MLOCK, 4, 1, -ENOMEM) }, 4, 0, "FFFF....", 2 },
 	{ "limit_mlockall_over", { ALL_ERR(MLOCKALL, MCL_CURRENT, -ENOMEM) }, 4, 0,
 	  "........", 1 },
@@ -140,7 +113,7 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	{ "limit_pinned_leaves_room", { OP(MLOCK, 0, 2) }, 4, 2, "LL......", 2 },
 	{ "limit_pinned_mlock_over", { OP_ERR(MLOCK, 0, 3, -ENOMEM) }, 4, 2,
 	  "........", 1 },
-	{ "limit_pinned_onfault_over", { OP_ERR(MLOCK_ONFAULT, 0, 3, -ENOMEM) },
+	{ "limit_pinned_onfault_over", { OP_ERR(ONFAULT, 0, 3, -ENOMEM) },
 	  4, 2, "........", 1 },
 	{ "limit_pinned_map_locked_over",
 	  { OP_ERR(MAP_LOCKED, 0, 3, -EAGAIN) }, 4, 2, "........", 1 },
@@ -156,108 +129,31 @@ static const struct mm_mlock_case mm_mlock_cases[] = {
 	  1, .cap = true },
 };
 
-static void mm_mlock_case_desc(const struct mm_mlock_case *c, char *desc)
+static void mm_mlock_desc(const struct mm_mlock_case *c, char *desc)
 {
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	mm_test_desc(c->name, desc);
 }
 
-KUNIT_ARRAY_PARAM(mm_mlock, mm_mlock_cases, mm_mlock_case_desc);
-
-/*
- * SYSCALL_DEFINE0 gives no __do_sys_munlockall() on every arch: this is the
- * body of munlockall().
- */
-static long mm_mlock_munlockall(void)
-{
-	int ret;
-
-	if (mmap_write_lock_killable(current->mm))
-		return -EINTR;
-	ret = apply_mlockall_flags(0);
-	mmap_write_unlock(current->mm);
-	return ret;
-}
-
-static long mm_mlock_do_op(const struct mm_mlock_op *op, unsigned long base)
-{
-	unsigned long start = base + op->first * PAGE_SIZE;
-	size_t len = op->n * PAGE_SIZE;
-
-	switch (op->kind) {
-	case OP_MLOCK:
-		return __do_sys_mlock(start, len);
-	case OP_MLOCK_ONFAULT:
-		return __do_sys_mlock2(start, len, MLOCK_ONFAULT);
-	case OP_MLOCK2_BAD:
-		return __do_sys_mlock2(start, len, ~MLOCK_ONFAULT);
-	case OP_MUNLOCK:
-		return __do_sys_munlock(start, len);
-	case OP_MUNMAP:
-		return vm_munmap(start, len);
-	case OP_MLOCKALL:
-		return __do_sys_mlockall(op->n);
-	case OP_MUNLOCKALL:
-		return mm_mlock_munlockall();
-	case OP_MAP_LOCKED:
-		start = vm_mmap(NULL, 0, len, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, 0);
-		if (IS_ERR_VALUE(start))
-			return (long)start;
-		return vm_munmap(start, len);
-	case OP_ACCOUNT:
-		return account_locked_vm(current->mm, op->n, true);
-	case OP_UNACCOUNT:
-		return account_locked_vm(current->mm, op->n, false);
-	}
-	return -EINVAL;
-}
-
-/* Run with RLIMIT_MEMLOCK at @limit pages, and without CAP_IPC_LOCK unless @cap. */
-static const struct cred *mm_mlock_limit(unsigned long limit, bool cap)
-{
-	struct rlimit *rlim = current->signal->rlim + RLIMIT_MEMLOCK;
-	struct cred *cred = prepare_creds();
-
-	if (!cred)
-		return NULL;
-	if (!cap)
-		cap_lower(cred->cap_effective, CAP_IPC_LOCK);
-	task_lock(current->group_leader);
-	rlim->rlim_cur = limit * PAGE_SIZE;
-	task_unlock(current->group_leader);
-	return override_creds(cred);
-}
+KUNIT_ARRAY_PARAM(mm_mlock, mm_mlock_cases, mm_mlock_desc);
 
 static void mm_mlock_table(struct kunit *test)
 {
 	const struct mm_mlock_case *c = test->param_value;
-	struct mm_struct *mm = current->mm;
-	const struct cred *old = NULL;
-	unsigned long base, locked = 0;
-	char pages[MM_TEST_PAGES + 1];
+	struct mm_struct *mm = mm_test(test)->mm;
+	unsigned long base;
 	int i;
 
 	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
 	atomic64_add(c->pinned, &mm->pinned_vm);
-	if (c->limit) {
-		old = mm_mlock_limit(c->limit, c->cap);
-		KUNIT_ASSERT_NOT_NULL(test, old);
-	}
+	if (c->limit)
+		mm_test_limit(test, c->limit, c->cap);
 	for (i = 0; i < ARRAY_SIZE(c->ops) && c->ops[i].kind; i++)
-		KUNIT_EXPECT_EQ_MSG(test, mm_mlock_do_op(&c->ops[i], base),
+		KUNIT_EXPECT_EQ_MSG(test, mm_test_do_op(test, &c->ops[i], base),
 				    (long)c->ops[i].ret, "operation %d", i + 1);
-	if (old) {
-		struct cred *cred = (struct cred *)current_cred();
+	mm_test_unlimit(test);
 
-		revert_creds(old);
-		put_cred(cred);
-	}
-
-	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, base, MM_TEST_PAGES, pages),
-			   c->pages);
-	for (i = 0; c->pages[i]; i++)
-		locked += c->pages[i] == 'L' || c->pages[i] == 'F';
-	KUNIT_EXPECT_EQ(test, mm->locked_vm, locked);
+	MM_TEST_EXPECT_PAGES(test, base, c->pages);
+	KUNIT_EXPECT_EQ(test, mm->locked_vm, mm_test_locked_in(c->pages));
 	if (c->vmas >= 0)
 		KUNIT_EXPECT_EQ(test, mm->map_count, c->vmas);
 	mm_test_expect_counters(test, mm);
@@ -268,37 +164,26 @@ static void mm_mlock_table(struct kunit *test)
 /* MCL_FUTURE: later mappings are locked and counted from the start. */
 static void mm_mlock_future_mappings(struct kunit *test)
 {
-	struct mm_struct *mm = current->mm;
+	struct mm_struct *mm = mm_test(test)->mm;
 	unsigned long addr;
-	char pages[MM_TEST_PAGES + 1];
 
 	KUNIT_ASSERT_EQ(test, __do_sys_mlockall(MCL_FUTURE | MCL_ONFAULT), 0L);
 	addr = mm_test_map(test, 4, 0);
-	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, addr, 4, pages), "FFFF");
+	MM_TEST_EXPECT_PAGES(test, addr, "FFFF");
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, 4UL);
 
 	KUNIT_ASSERT_EQ(test, __do_sys_mlockall(MCL_FUTURE), 0L);
 	addr = mm_test_map(test, 2, 0);
-	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, addr, 2, pages), "LL");
+	MM_TEST_EXPECT_PAGES(test, addr, "LL");
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, 6UL);
 	mm_test_expect_counters(test, mm);
 
-	KUNIT_ASSERT_EQ(test, mm_mlock_munlockall(), 0L);
+	KUNIT_ASSERT_EQ(test, mm_test_munlockall(), 0L);
 	KUNIT_EXPECT_EQ(test, mm->def_flags & (VM_LOCKED | VM_LOCKONFAULT), 0UL);
 	addr = mm_test_map(test, 2, 0);
-	KUNIT_EXPECT_STREQ(test, mm_test_pages(mm, addr, 2, pages), "..");
+	MM_TEST_EXPECT_PAGES(test, addr, "..");
 	KUNIT_EXPECT_EQ(test, mm->locked_vm, 0UL);
 	mm_test_expect_counters(test, mm);
-}
-
-static int mm_mlock_init(struct kunit *test)
-{
-	return mm_test_attach_mm(test);
-}
-
-static void mm_mlock_exit(struct kunit *test)
-{
-	mm_test_detach_mm(test);
 }
 
 static struct kunit_case mm_mlock_test_cases[] = {
@@ -309,8 +194,8 @@ static struct kunit_case mm_mlock_test_cases[] = {
 
 static struct kunit_suite mm_mlock_test_suite = {
 	.name = "mm_mlock",
-	.init = mm_mlock_init,
-	.exit = mm_mlock_exit,
+	.init = mm_test_init,
+	.exit = mm_test_exit,
 	.test_cases = mm_mlock_test_cases,
 };
 
