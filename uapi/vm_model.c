@@ -19,8 +19,15 @@
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  */
-#include "vm_accounting.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include "kselftest.h"
+#include "vm_accounting.h"
 
 #define HISTORY	16
 
@@ -222,7 +229,7 @@ static void random_op(struct op *op)
 		op->kind = OP_FORK;
 		return;
 	}
-	op->kind = kinds[rnd(sizeof(kinds) / sizeof(kinds[0]))];
+	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
 	if (op->kind != OP_MREMAP)
@@ -264,19 +271,22 @@ int main(int argc, char **argv)
 	long step, i;
 	struct totals t = { 0 };
 
+	/* Each line reaches init at once, and the seed survives a crash or a kill. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	arena_init();
 	limit = memlock_limit_pages();
 	rng = seed ? seed : 1;
 	snapshot();	/* and stdio's buffers exist before any mlockall */
-	ktap_plan(ARRAY_SIZE(cases));
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(cases));
 	if (*end || steps < 1) {
-		ktap_diag("steps '%s': want a number of steps, 1 or more", arg);
-		ktap_result(1, false, cases[0], NULL);
-		return 1;
+		ksft_print_msg("steps '%s': want a number of steps, 1 or more\n", arg);
+		ksft_test_result_fail("%s\n", cases[0]);
+		return KSFT_FAIL;
 	}
-	ktap_diag("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
-		  "MODEL_SEED=%llu (scripts/userspace --seed %llu)", seed, steps,
-		  geteuid() ? "unprivileged" : "root", limit, seed, seed);
+	ksft_print_msg("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
+		       "MODEL_SEED=%llu (scripts/userspace --seed %llu)\n", seed, steps,
+		       geteuid() ? "unprivileged" : "root", limit, seed, seed);
 	for (step = 0; step < steps; step++) {
 		struct op *op = &history[step % HISTORY];
 		int expect, err;
@@ -306,27 +316,27 @@ int main(int argc, char **argv)
 		}
 		if (!bad)
 			continue;
-		ktap_diag("step %ld of seed %llu: %s differs after '%s'", step, seed, bad,
-			  op_text(op));
-		ktap_diag("  result %s, model %s", strerror(err), strerror(expect));
-		ktap_diag("  arena  %s", got);
-		ktap_diag("  model  %s", want);
-		ktap_diag("  VmLck %ld kB, VmPin %ld kB, smaps lo %ld kB, pn %ld kB",
-			  t.vmlck_kb, t.vmpin_kb, t.lo_kb, t.pn_kb);
+		ksft_print_msg("step %ld of seed %llu: %s differs after '%s'\n", step, seed,
+			       bad, op_text(op));
+		ksft_print_msg("  result %s, model %s\n", strerror(err), strerror(expect));
+		ksft_print_msg("  arena  %s\n", got);
+		ksft_print_msg("  model  %s\n", want);
+		ksft_print_msg("  VmLck %ld kB, VmPin %ld kB, smaps lo %ld kB, pn %ld kB\n",
+			       t.vmlck_kb, t.vmpin_kb, t.lo_kb, t.pn_kb);
 		for (i = step >= HISTORY ? step - HISTORY + 1 : 0; i <= step; i++)
-			ktap_diag("  step %ld: %s", i, op_text(&history[i % HISTORY]));
-		ktap_result(1, false, cases[0], NULL);
-		return 1;
+			ksft_print_msg("  step %ld: %s\n", i, op_text(&history[i % HISTORY]));
+		ksft_test_result_fail("%s\n", cases[0]);
+		return KSFT_FAIL;
 	}
 	arena_reset();
 	read_totals(getpid(), &t);
-	ktap_diag("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
-		  "mremap %d, mlockall %d, munlockall %d, fork %d", done[OP_MAP],
-		  done[OP_UNMAP], done[OP_LOCK], done[OP_LOCK_ONFAULT], done[OP_UNLOCK],
-		  done[OP_PROTECT], done[OP_MREMAP], done[OP_MLOCKALL], done[OP_MUNLOCKALL],
-		  done[OP_FORK]);
-	ktap_diag("after munlockall and munmap: VmLck %ld kB, VmPin %ld kB",
-		  t.vmlck_kb, t.vmpin_kb);
-	ktap_result(1, !t.vmlck_kb && !t.vmpin_kb, cases[0], NULL);
-	return ktap_failed ? 1 : 0;
+	ksft_print_msg("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
+		       "mremap %d, mlockall %d, munlockall %d, fork %d\n", done[OP_MAP],
+		       done[OP_UNMAP], done[OP_LOCK], done[OP_LOCK_ONFAULT], done[OP_UNLOCK],
+		       done[OP_PROTECT], done[OP_MREMAP], done[OP_MLOCKALL], done[OP_MUNLOCKALL],
+		       done[OP_FORK]);
+	ksft_print_msg("after munlockall and munmap: VmLck %ld kB, VmPin %ld kB\n",
+		       t.vmlck_kb, t.vmpin_kb);
+	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
+	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }

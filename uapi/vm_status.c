@@ -16,6 +16,13 @@
  * Run as root, or as an unprivileged user with RLIMIT_MEMLOCK of 8 pages:
  * rows that differ under the limit give both results.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest.h"
 #include "vm_accounting.h"
 
 #define LIMIT_PAGES	8
@@ -94,19 +101,19 @@ static int check_row(const struct row *r, bool limited)
 	snprintf(script, sizeof(script), "%s", r->script);
 	for (s = strtok_r(script, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
 		if (!op_parse(s, &op)) {
-			ktap_diag("%s: bad op '%s'", r->name, s);
+			ksft_print_msg("%s: bad op '%s'\n", r->name, s);
 			return 1;
 		}
 		if (err) {	/* an op before the last one failed */
-			ktap_diag("%s: op %d failed: %s", r->name, step, strerror(err));
+			ksft_print_msg("%s: op %d failed: %s\n", r->name, step, strerror(err));
 			return 1;
 		}
 		err = op_run(&op);
 		step++;
 	}
 	if (err != want_err) {
-		ktap_diag("%s: last op returned '%s', expected '%s'", r->name,
-			  strerror(err), strerror(want_err));
+		ksft_print_msg("%s: last op returned '%s', expected '%s'\n", r->name,
+			       strerror(err), strerror(want_err));
 		bad++;
 	}
 	memset(expect, '-', ARENA_PAGES);
@@ -114,30 +121,30 @@ static int check_row(const struct row *r, bool limited)
 	expect[ARENA_PAGES] = '\0';
 	vmas = arena_letters(getpid(), got);
 	if (strcmp(got, expect)) {
-		ktap_diag("%s: arena is %s, expected %s", r->name, got, expect);
+		ksft_print_msg("%s: arena is %s, expected %s\n", r->name, got, expect);
 		bad++;
 	}
 	if (r->vmas && vmas != r->vmas && !(limited && r->user_after)) {
-		ktap_diag("%s: %d vmas in the arena, expected %d", r->name, vmas, r->vmas);
+		ksft_print_msg("%s: %d vmas in the arena, expected %d\n", r->name, vmas, r->vmas);
 		bad++;
 	}
 	for (i = 0; i < ARENA_PAGES; i++)
 		locked += expect[i] == 'L';
 	if (read_totals(getpid(), &t) || !totals_consistent(&t, why, sizeof(why))) {
-		ktap_diag("%s: counters disagree with smaps: %s", r->name, why);
+		ksft_print_msg("%s: counters disagree with smaps: %s\n", r->name, why);
 		bad++;
 	} else if (!whole_process && t.vmlck_kb != locked * page_size / 1024) {
-		ktap_diag("%s: VmLck %ld kB, expected %ld kB", r->name, t.vmlck_kb,
-			  locked * page_size / 1024);
+		ksft_print_msg("%s: VmLck %ld kB, expected %ld kB\n", r->name, t.vmlck_kb,
+			       locked * page_size / 1024);
 		bad++;
 	} else if (t.vmpin_kb) {
-		ktap_diag("%s: VmPin %ld kB, expected 0", r->name, t.vmpin_kb);
+		ksft_print_msg("%s: VmPin %ld kB, expected 0\n", r->name, t.vmpin_kb);
 		bad++;
 	}
 	arena_reset();
 	if (read_totals(getpid(), &t) || t.vmlck_kb || t.vmpin_kb || t.lo_kb) {
-		ktap_diag("%s: after munlockall and munmap: VmLck %ld kB, VmPin %ld kB",
-			  r->name, t.vmlck_kb, t.vmpin_kb);
+		ksft_print_msg("%s: after munlockall and munmap: VmLck %ld kB, VmPin %ld kB\n",
+			       r->name, t.vmlck_kb, t.vmpin_kb);
 		bad++;
 	}
 	return bad ? 1 : 0;
@@ -150,15 +157,18 @@ int main(void)
 	int status;
 	pid_t pid;
 
+	/* Each line reaches init at once, from a row's child (_exit()) too. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	arena_init();
 	limit = memlock_limit_pages();
-	ktap_plan(n);
-	ktap_diag("%s, RLIMIT_MEMLOCK %ld pages, page size %ld", geteuid() ? "unprivileged" :
-		  "root", limit, page_size);
+	ksft_print_header();
+	ksft_set_plan(n);
+	ksft_print_msg("%s, RLIMIT_MEMLOCK %ld pages, page size %ld\n",
+		       geteuid() ? "unprivileged" : "root", limit, page_size);
 	if (limit >= 0 && limit != LIMIT_PAGES) {
-		ktap_diag("unprivileged runs need RLIMIT_MEMLOCK of %d pages: the rows assume it",
-			  LIMIT_PAGES);
-		return 1;
+		ksft_print_msg("unprivileged runs need RLIMIT_MEMLOCK of %d pages: %s\n",
+			       LIMIT_PAGES, "the rows assume it");
+		return KSFT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
 		fflush(stdout);
@@ -167,8 +177,8 @@ int main(void)
 			_exit(check_row(&cases[i], limit >= 0));
 		status = -1;
 		waitpid(pid, &status, 0);
-		ktap_result(i + 1, pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
-			    cases[i].name, NULL);
+		ksft_test_result(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+				 "%s\n", cases[i].name);
 	}
-	return ktap_failed ? 1 : 0;
+	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }

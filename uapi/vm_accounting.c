@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /proc readers, the arena and its operations of vm_accounting.h,
+ * linked into each uapi test.  Nothing here prints a result: that is the
+ * programs' own, through kselftest.h, whose counters are per program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "vm_accounting.h"
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT	0x01
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* /proc */
+
+static bool has_flag(const char *flags, const char *flag)
+{
+	const char *p;
+
+	for (p = strstr(flags, flag); p; p = strstr(p + 1, flag))
+		if ((p == flags || p[-1] == ' ') && (p[2] == ' ' || p[2] == '\n'))
+			return true;
+	return false;
+}
+
+int read_smaps(pid_t pid, struct vma *v, int max)
+{
+	char path[64], line[1024];
+	unsigned long s, e;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') &&
+		    n < max) {
+			v[n].start = s;
+			v[n].end = e;
+			v[n].locked = false;
+			v[n].pinned = false;
+			n++;
+		} else if (n && !strncmp(line, "VmFlags:", 8)) {
+			v[n - 1].locked = has_flag(line + 8, "lo");
+			v[n - 1].pinned = has_flag(line + 8, "pn");
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+void totals_of(const struct vma *v, int n, struct totals *t)
+{
+	int i;
+
+	t->lo_kb = 0;
+	t->pn_kb = 0;
+	for (i = 0; i < n; i++) {
+		if (v[i].locked && !v[i].pinned)
+			t->lo_kb += (v[i].end - v[i].start) >> 10;
+		if (v[i].pinned)
+			t->pn_kb += (v[i].end - v[i].start) >> 10;
+	}
+}
+
+int read_status(pid_t pid, struct totals *t)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	t->vmlck_kb = -1;
+	t->vmpin_kb = -1;
+	t->vmsize_kb = -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmLck:", 6))
+			t->vmlck_kb = strtol(line + 6, NULL, 10);
+		else if (!strncmp(line, "VmPin:", 6))
+			t->vmpin_kb = strtol(line + 6, NULL, 10);
+		else if (!strncmp(line, "VmSize:", 7))
+			t->vmsize_kb = strtol(line + 7, NULL, 10);
+	}
+	fclose(f);
+	return t->vmlck_kb < 0 || t->vmpin_kb < 0 ? -1 : 0;
+}
+
+int read_totals(pid_t pid, struct totals *t)
+{
+	static struct vma v[MAX_VMAS];
+	int n = read_smaps(pid, v, MAX_VMAS);
+
+	if (n < 0)
+		return -1;
+	totals_of(v, n, t);
+	return read_status(pid, t);
+}
+
+bool totals_consistent(const struct totals *t, char *buf, size_t len)
+{
+	if (t->vmlck_kb == t->lo_kb && t->vmpin_kb >= t->pn_kb)
+		return true;
+	snprintf(buf, len, "VmLck %ld kB, VmPin %ld kB; smaps: lo %ld kB, pn %ld kB",
+		 t->vmlck_kb, t->vmpin_kb, t->lo_kb, t->pn_kb);
+	return false;
+}
+
+/* The arena */
+
+long page_size;
+char *arena;
+
+void arena_init(void)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+	arena = mmap(NULL, (ARENA_PAGES + 2) * page_size, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	munmap(arena, (ARENA_PAGES + 2) * page_size);
+	arena += page_size;	/* a guard page either side stays unmapped */
+}
+
+int arena_letters_of(const struct vma *v, int n, char *out)
+{
+	unsigned long a0 = (unsigned long)arena;
+	unsigned long a1 = a0 + ARENA_PAGES * page_size;
+	int i, p, vmas = 0;
+
+	memset(out, '-', ARENA_PAGES);
+	out[ARENA_PAGES] = '\0';
+	for (i = 0; i < n; i++) {
+		if (v[i].end <= a0 || v[i].start >= a1)
+			continue;
+		vmas++;
+		for (p = 0; p < ARENA_PAGES; p++) {
+			unsigned long addr = a0 + p * page_size;
+
+			if (addr < v[i].start || addr >= v[i].end)
+				continue;
+			out[p] = v[i].pinned ? (v[i].locked ? 'B' : 'P') :
+				 v[i].locked ? 'L' : '.';
+		}
+	}
+	return vmas;
+}
+
+int arena_letters(pid_t pid, char *out)
+{
+	static struct vma v[MAX_VMAS];
+	int n = read_smaps(pid, v, MAX_VMAS);
+
+	if (n < 0)
+		return -1;
+	return arena_letters_of(v, n, out);
+}
+
+void arena_reset(void)
+{
+	munlockall();
+	munmap(arena, ARENA_PAGES * page_size);
+}
+
+long memlock_limit_pages(void)
+{
+	struct rlimit r;
+
+	if (geteuid() == 0 || getrlimit(RLIMIT_MEMLOCK, &r) ||
+	    r.rlim_cur == RLIM_INFINITY)
+		return -1;
+	return r.rlim_cur / page_size;
+}
+
+/* Operations */
+
+static const char *const op_names[] = {
+	[OP_MAP] = "map", [OP_UNMAP] = "unmap", [OP_LOCK] = "lock",
+	[OP_LOCK_ONFAULT] = "lockonfault", [OP_UNLOCK] = "unlock",
+	[OP_PROTECT] = "protect", [OP_MREMAP] = "mremap",
+	[OP_MLOCKALL] = "mlockall", [OP_MUNLOCKALL] = "munlockall",
+	[OP_FORK] = "fork", [OP_TOUCH] = "touch",
+};
+
+const char *op_text(const struct op *op)
+{
+	static char buf[96];
+
+	switch (op->kind) {
+	case OP_PROTECT:
+		snprintf(buf, sizeof(buf), "protect %d %d %s", op->a, op->n,
+			 op->b ? "r" : "rw");
+		break;
+	case OP_MREMAP:
+		if (op->to < 0)
+			snprintf(buf, sizeof(buf), "mremap %d %d %d", op->a, op->n, op->b);
+		else
+			snprintf(buf, sizeof(buf), "mremap %d %d %d %d", op->a, op->n,
+				 op->b, op->to);
+		break;
+	case OP_MLOCKALL:
+		snprintf(buf, sizeof(buf), "mlockall%s%s%s",
+			 op->flags & MCL_CURRENT ? " current" : "",
+			 op->flags & MCL_FUTURE ? " future" : "",
+			 op->flags & MCL_ONFAULT ? " onfault" : "");
+		break;
+	case OP_MUNLOCKALL:
+	case OP_FORK:
+		snprintf(buf, sizeof(buf), "%s", op_names[op->kind]);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "%s %d %d", op_names[op->kind], op->a, op->n);
+	}
+	return buf;
+}
+
+bool op_parse(const char *s, struct op *op)
+{
+	char kind[16], w[3][16];
+	int i, k, got;
+
+	memset(op, 0, sizeof(*op));
+	op->to = -1;
+	got = sscanf(s, " %15s %d %d %d %d", kind, &op->a, &op->n, &op->b, &op->to);
+	if (got < 1)
+		return false;
+	for (k = 0; k <= OP_TOUCH; k++)
+		if (!strcmp(kind, op_names[k]))
+			break;
+	if (k > OP_TOUCH)
+		return false;
+	op->kind = k;
+	switch (op->kind) {
+	case OP_MLOCKALL:
+		got = sscanf(s, " %*s %15s %15s %15s", w[0], w[1], w[2]);
+		for (i = 0; i < got; i++)
+			op->flags |= !strcmp(w[i], "current") ? MCL_CURRENT :
+				     !strcmp(w[i], "future") ? MCL_FUTURE :
+				     !strcmp(w[i], "onfault") ? MCL_ONFAULT : 0;
+		return true;
+	case OP_MUNLOCKALL:
+	case OP_FORK:
+		return true;
+	case OP_PROTECT:
+		if (sscanf(s, " %*s %*d %*d %15s", w[0]) != 1)
+			return false;
+		op->b = !strcmp(w[0], "r");
+		op->to = -1;
+		return got >= 3;
+	case OP_MREMAP:
+		if (got < 4)
+			return false;
+		if (got == 4)
+			op->to = -1;
+		return true;
+	default:
+		return got == 3;
+	}
+}
+
+/*
+ * The child of a fork: memory locks are not inherited, and neither is a pin.
+ * Exits 0 when the child sees VmLck 0, VmPin 0 and no lo or pn vma.
+ */
+static int fork_child_check(void)
+{
+	struct totals t;
+
+	if (read_totals(getpid(), &t))
+		return 2;
+	return t.vmlck_kb || t.vmpin_kb || t.lo_kb || t.pn_kb ? 1 : 0;
+}
+
+int op_run(const struct op *op)
+{
+	char *p = arena + op->a * page_size;
+	size_t len = op->n * page_size;
+	int ret = 0, status;
+	void *q;
+	pid_t pid;
+
+	switch (op->kind) {
+	case OP_MAP:
+		q = mmap(p, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (q == MAP_FAILED)
+			return errno;
+		if (q != p) {	/* a kernel without MAP_FIXED_NOREPLACE */
+			munmap(q, len);
+			return EEXIST;
+		}
+		return 0;
+	case OP_UNMAP:
+		ret = munmap(p, len);
+		break;
+	case OP_LOCK:
+		ret = mlock(p, len);
+		break;
+	case OP_LOCK_ONFAULT:
+		ret = syscall(__NR_mlock2, p, len, MLOCK_ONFAULT);
+		break;
+	case OP_UNLOCK:
+		ret = munlock(p, len);
+		break;
+	case OP_TOUCH:
+		for (q = p; (char *)q < p + len; q = (char *)q + page_size)
+			*(volatile char *)q = 1;
+		return 0;
+	case OP_PROTECT:
+		ret = mprotect(p, len, op->b ? PROT_READ : PROT_READ | PROT_WRITE);
+		break;
+	case OP_MREMAP:
+		if (op->to < 0)
+			q = mremap(p, len, op->b * page_size, 0);
+		else
+			q = mremap(p, len, op->b * page_size,
+				   MREMAP_MAYMOVE | MREMAP_FIXED,
+				   arena + op->to * page_size);
+		return q == MAP_FAILED ? errno : 0;
+	case OP_MLOCKALL:
+		ret = mlockall(op->flags);
+		break;
+	case OP_MUNLOCKALL:
+		ret = munlockall();
+		break;
+	case OP_FORK:
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return errno;
+		if (!pid)
+			_exit(fork_child_check());
+		if (waitpid(pid, &status, 0) != pid)
+			return errno;
+		return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : EPROTO;
+	}
+	return ret ? errno : 0;
+}
