@@ -198,6 +198,18 @@ class ReportTest(unittest.TestCase):
                       'suite', self.out)
         self.assertIn('| mm: mm_mlock | FAIL 1/3 |', self.summary_md())
 
+    def test_kernel_dead_in_a_table_before_its_first_row(self):
+        # A BUG() in the first row of mm_mlock's table: the table printed no
+        # row, so kunit.py shows it as a case of its own, and nothing after.
+        self.put('x86_64', 'mm', [('mm_fork.a', 'PASS'), ('mm_fork.b', 'PASS'),
+                                  ('mm_mlock.mm_mlock_table', 'ERROR')])
+        rc, lines = self.run_report()
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], '2 passed, 3 failed')
+        self.assertIn('mm_mlock: 0 of 3 cases reported; the kernel stopped in this '
+                      'suite', self.out)
+        self.assertIn('mm_mlock: mm_mlock_table started and reported no row', self.out)
+
     def test_case_missing_mid_suite_is_named(self):
         self.put('x86_64', 'mm', [(n, 'PASS') for n in MM_CASES if not n.endswith('.a')])
         rc, lines = self.run_report()

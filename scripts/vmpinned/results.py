@@ -210,14 +210,20 @@ def _suite_problems(suite, s, order):
         line = f'{suite}: {len(ran)} of {len(s.cases)} cases reported'
         if ran:
             line += f', the last seen {_short(suite, ran[-1])}'
-        if ran and order[-1] == suite and ran == s.cases[:len(ran)]:
+        if order[-1] == suite and ran == s.cases[:len(ran)]:
             line += '; the kernel stopped in this suite'
         elif ran:
             names = [_short(suite, c) for c in s.missing]
             line += '; missing ' + ', '.join(names[:5]) + \
                 (f' and {len(names) - 5} more' if len(names) > 5 else '')
         out.append(line)
-    named = [_short(suite, n) for n in s.unexpected if n]
+    # A parameterised case that printed no row shows as a case of its own.
+    started = [n for n in s.unexpected
+               if n and any(c.startswith(n + '.') for c in s.cases or [])]
+    if started:
+        out.append(f'{suite}: ' + ', '.join(_short(suite, n) for n in started) +
+                   ' started and reported no row')
+    named = [_short(suite, n) for n in s.unexpected if n and n not in started]
     if named:
         out.append(f'{suite}: reported, not in the sources: ' + ', '.join(named[:5]) +
                    (f' and {len(named) - 5} more' if len(named) > 5 else ''))
