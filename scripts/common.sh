@@ -117,13 +117,16 @@ kunit_build() {
 	rm -f "$bdir/.vm-pinned-digest"
 	touch "$bdir/.build-start"
 	t0=$SECONDS
+	# Progress, every 30 s.  Its sleep must hold no descriptor but the
+	# output (not fd 3, scripts/userspace's command substitution, which
+	# would otherwise wait up to 30 s for the killed loop's sleep).
 	(
 		t0=$SECONDS
 		while sleep 30; do
 			n=$(find "$bdir" -name '*.o' -newer "$bdir/.build-start" | wc -l)
 			echo "   ... $label: $n objects compiled in $((SECONDS - t0)) s"
 		done
-	) &
+	) 3>&- &
 	progress=$!
 	arch_args
 	python3 "$src/tools/testing/kunit/kunit.py" build --build_dir "$bdir" \
