@@ -508,6 +508,31 @@ static void mm_pin_mmput_fn(struct work_struct *work)
 	mmput(container_of(work, struct mm_pin_work, work)->mm);
 }
 
+/* Release @w's pin from a workqueue, and wait for it. */
+static void mm_pin_munpin_in_workqueue(struct mm_pin_work *w)
+{
+	INIT_WORK_ONSTACK(&w->work, mm_pin_munpin_fn);
+	schedule_work(&w->work);
+	flush_work(&w->work);
+	destroy_work_on_stack(&w->work);
+}
+
+/*
+ * The pin of @other, whose owner exited, is released: no charge and no pin
+ * left, and only this case's reference (mmgrab()) on the mm_struct, so that
+ * a release missing its mmdrop() fails.  Drops that reference.
+ */
+static void mm_pin_expect_released_other(struct kunit *test,
+					 struct mm_struct *other)
+{
+	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins));
+	mm_test_drop_lazy(mm_test(test)->mm);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&other->mm_count), 1,
+			    "mm_count once the pin is released: this case's alone");
+	mmdrop(other);
+}
+
 /*
  * The owner exits, then a workqueue releases the pin: the charge stays with
  * the pin until then, and the pin's hold on the mm_struct is dropped (an
@@ -528,16 +553,8 @@ static void mm_pin_released_after_exit(struct kunit *test)
 	count = atomic_read(&other->mm_count);
 	KUNIT_EXPECT_EQ_MSG(test, count, 2, "mm_count: this case's and the pin's");
 
-	INIT_WORK_ONSTACK(&w.work, mm_pin_munpin_fn);
-	schedule_work(&w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
-	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins));
-	mm_test_drop_lazy(mm_test(test)->mm);
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&other->mm_count), 1,
-			    "mm_count once the pin is released: this case's alone");
-	mmdrop(other);
+	mm_pin_munpin_in_workqueue(&w);
+	mm_pin_expect_released_other(test, other);
 }
 
 /*
@@ -573,12 +590,7 @@ static void mm_pin_released_during_exit(struct kunit *test)
 	destroy_work_on_stack(&exit.work);
 	destroy_work_on_stack(&release.work);
 
-	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
-	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins));
-	mm_test_drop_lazy(mm_test(test)->mm);
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&other->mm_count), 1,
-			    "mm_count once the pin is released: this case's alone");
-	mmdrop(other);
+	mm_pin_expect_released_other(test, other);
 }
 
 /*
@@ -594,11 +606,7 @@ static void mm_pin_released_by_another_task(struct kunit *test)
 	mm_test_setup(test, base, "LLBBBBLL");
 	w.pin = mm_test(test)->pins[0];
 	mm_test(test)->pins[0] = NULL;
-
-	INIT_WORK_ONSTACK(&w.work, mm_pin_munpin_fn);
-	schedule_work(&w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
+	mm_pin_munpin_in_workqueue(&w);
 
 	MM_TEST_EXPECT_PAGES(test, base, "LLLLLLLL");
 	KUNIT_EXPECT_EQ(test, mm_test(test)->mm->map_count, 1);

@@ -5,35 +5,18 @@ mutant of mutants/ says which cases should kill it."""
 import glob
 import os
 import re
-import subprocess
-import tempfile
 import unittest
+
+from badinput import BadInputCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-MUTATE = os.path.join(TOP, 'scripts', 'mutate')
 MUTANTS = sorted(os.path.basename(p)[:-len('.patch')]
                  for p in glob.glob(os.path.join(TOP, 'mutants', '*.patch')))
 
 
-class MutateBadInputTest(unittest.TestCase):
-    def run_mutate(self, *args):
-        with tempfile.TemporaryDirectory() as work:
-            env = dict(os.environ, VM_PINNED_WORK=work)
-            p = subprocess.run([MUTATE, *args], env=env, text=True,
-                               capture_output=True)
-            left = os.listdir(work)
-        return p, left
-
-    def check_refused(self, args, says):
-        p, left = self.run_mutate(*args)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        lines = p.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn(says, lines[0])
-        self.assertEqual(p.stdout, '')
-        self.assertEqual(left, [], 'the work directory was touched')
-        return lines[0]
+class MutateBadInputTest(BadInputCase):
+    script = 'mutate'
 
     def test_unknown_arch(self):
         self.check_refused(['--arch', 'sparc'], "unknown arch 'sparc'; known: arm64 x86_64")

@@ -65,23 +65,25 @@ def _skip_literal(src, i):
     return j + 1
 
 
-def braced(src, start):
-    """The text inside the braces whose '{' is at start (comments already
-    stripped)."""
+def _closing(src, start, what):
+    """The index of the bracket that closes the one at start (comments
+    already stripped; brackets in literals do not count)."""
     depth, i = 0, start
     while i < len(src):
         c = src[i]
         if c in '"\'':
             i = _skip_literal(src, i)
             continue
-        if c == '{':
-            depth += 1
-        elif c == '}':
-            depth -= 1
-            if depth == 0:
-                return src[start + 1:i]
+        depth += (c in '({[') - (c in ')}]')
+        if depth == 0:
+            return i
         i += 1
-    raise SourceError(f'unbalanced braces from offset {start}')
+    raise SourceError(f'unbalanced {what} from offset {start}')
+
+
+def braced(src, start):
+    """The text inside the braces whose '{' is at start."""
+    return src[start + 1:_closing(src, start, 'braces')]
 
 
 def elements(body):
@@ -157,17 +159,7 @@ def kunit_suites(kunit_dir):
 
 def call_args(src, start):
     """The arguments of the call whose '(' is at start, stripped."""
-    depth, i = 0, start
-    while i < len(src):
-        c = src[i]
-        if c in '"\'':
-            i = _skip_literal(src, i)
-            continue
-        depth += (c in '({[') - (c in ')}]')
-        if depth == 0:
-            return elements(src[start + 1:i])
-        i += 1
-    raise SourceError(f'unbalanced parentheses from offset {start}')
+    return elements(src[start + 1:_closing(src, start, 'parentheses')])
 
 
 def array_params(src):
