@@ -62,6 +62,14 @@ DEMO = ['demo.demo_first', 'demo.demo_table.whole', 'demo.demo_table.two_ops',
         'demo.demo_table.designated', 'demo.demo_table.last', 'demo.demo_last']
 
 
+def put(root, path, text):
+    """Write text to root/path, making its folders."""
+    path = os.path.join(root, path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+
+
 class CParsingTest(unittest.TestCase):
     def test_strip_comments_keeps_strings(self):
         src = 'a /* x "y" */ b // "z"\n"/* kept */" \'"\' c'
@@ -91,10 +99,8 @@ class CParsingTest(unittest.TestCase):
 
     def test_kunit_suite(self):
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'demo_test.h'), 'w') as f:
-                f.write(KUNIT_H)
-            with open(os.path.join(d, 'util.h'), 'w') as f:
-                f.write('#ifndef _UTIL_H\nstatic int x;\n#endif\n')
+            put(d, 'demo_test.h', KUNIT_H)
+            put(d, 'util.h', '#ifndef _UTIL_H\nstatic int x;\n#endif\n')
             self.assertEqual(expected.kunit_suites(d),
                              {'demo': ('CONFIG_DEMO_KUNIT_TEST', DEMO)})
 
@@ -108,31 +114,25 @@ class CParsingTest(unittest.TestCase):
                 '\t{ strscpy(d, r->name, 1); }\t\t\t\\\n'
                 '\tKUNIT_ARRAY_PARAM(prefix, array, prefix##_desc)\n')
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'demo_test.h'), 'w') as f:
-                f.write(wrapped)
-            with open(os.path.join(d, 'util.h'), 'w') as f:
-                f.write(util)
+            put(d, 'demo_test.h', wrapped)
+            put(d, 'util.h', util)
             self.assertEqual(expected.kunit_suites(d),
                              {'demo': ('CONFIG_DEMO_KUNIT_TEST', DEMO)})
 
     def test_kunit_param_without_table_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'demo_test.h'), 'w') as f:
-                f.write(KUNIT_H.replace('KUNIT_ARRAY_PARAM(demo,', 'KUNIT_ARRAY_PARAM(other,'))
+            put(d, 'demo_test.h',
+                    KUNIT_H.replace('KUNIT_ARRAY_PARAM(demo,', 'KUNIT_ARRAY_PARAM(other,'))
             with self.assertRaises(expected.SourceError):
                 expected.kunit_suites(d)
 
     def test_kunitconfig_selects_suites(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'kunit'))
-            os.makedirs(os.path.join(d, 'kunitconfigs'))
-            with open(os.path.join(d, 'kunit', 'demo_test.h'), 'w') as f:
-                f.write(KUNIT_H)
-            with open(os.path.join(d, 'kunit', 'off_test.h'), 'w') as f:
-                f.write(KUNIT_H.replace('CONFIG_DEMO', 'CONFIG_OFF')
+            put(d, 'kunit/demo_test.h', KUNIT_H)
+            put(d, 'kunit/off_test.h', KUNIT_H.replace('CONFIG_DEMO', 'CONFIG_OFF')
                         .replace('"demo"', '"off"'))
-            with open(os.path.join(d, 'kunitconfigs', 'a.kunitconfig'), 'w') as f:
-                f.write('# CONFIG_OFF_KUNIT_TEST=y\nCONFIG_DEMO_KUNIT_TEST=y\n'
+            put(d, 'kunitconfigs/a.kunitconfig',
+                    '# CONFIG_OFF_KUNIT_TEST=y\nCONFIG_DEMO_KUNIT_TEST=y\n'
                         'CONFIG_OFF_KUNIT_TEST=n\n')
             self.assertEqual(expected.kunit_expected(d, 'a'), {'demo': DEMO})
             with self.assertRaises(expected.SourceError):
@@ -155,21 +155,16 @@ PLAN = textwrap.dedent('''\
 class PlanTest(unittest.TestCase):
     def test_plan(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'initramfs'))
-            os.makedirs(os.path.join(d, 'uapi'))
-            with open(os.path.join(d, 'initramfs', 'plan'), 'w') as f:
-                f.write(PLAN)
-            with open(os.path.join(d, 'uapi', 'vm_status.c'), 'w') as f:
-                f.write('static const struct row cases[] = {\n'
+            put(d, 'initramfs/plan', PLAN)
+            put(d, 'uapi/vm_status.c', 'static const struct row cases[] = {\n'
                         '\t{ "mlock",\t"map 0 8; lock 2 4", 0, "..LLLL..", 3 },\n'
                         '\t/* { "old", "", 0, "", 0 }, */\n'
                         '\t{ "munmap_split",\n\t  "map 0 8; unmap 2 2", 0,\n'
                         '\t  "..--....", 2 },\n};\n')
-            with open(os.path.join(d, 'uapi', 'vm_model.c'), 'w') as f:
-                f.write('static const char *const cases[] = { "random_ops" };\n')
+            put(d, 'uapi/vm_model.c',
+                    'static const char *const cases[] = { "random_ops" };\n')
             # uapi/perf_ring.c has no cases[]: its suite's cases are unknown.
-            with open(os.path.join(d, 'uapi', 'perf_ring.c'), 'w') as f:
-                f.write('int main(void) { ktap_plan(7); }\n')
+            put(d, 'uapi/perf_ring.c', 'int main(void) { ktap_plan(7); }\n')
             got = expected.userspace_expected(d)
             self.assertEqual(list(got), ['vm_selftests', 'uapi_status',
                                          'uapi_status_unprivileged', 'uapi_model',
@@ -185,9 +180,7 @@ class PlanTest(unittest.TestCase):
 
     def test_bad_plan_line(self):
         with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'initramfs'))
-            with open(os.path.join(d, 'initramfs', 'plan'), 'w') as f:
-                f.write('run vm_selftests x\n')
+            put(d, 'initramfs/plan', 'run vm_selftests x\n')
             with self.assertRaises(expected.SourceError):
                 expected.userspace_expected(d)
 

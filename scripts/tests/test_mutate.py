@@ -7,7 +7,7 @@ import os
 import re
 import unittest
 
-from badinput import BadInputCase
+from harness import BadInputCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))

@@ -2,22 +2,17 @@
 status become counts, checked against the cases the sources define (here a
 small fixture checkout, written by each test)."""
 
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
 import tempfile
 import textwrap
 import unittest
+
+from harness import load_script
 from contextlib import redirect_stdout
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_loader = importlib.machinery.SourceFileLoader(
-    'report', os.path.join(HERE, '..', 'report'))
-_spec = importlib.util.spec_from_loader('report', _loader)
-report = importlib.util.module_from_spec(_spec)
-_loader.exec_module(report)
+report = load_script('report')
 
 CLEAN_LOG = 'Linux version 6.1\nKTAP version 1\n1..1\nok 1 mm_mlock\n'
 PLAN_DONE = '# init: plan done\n'

@@ -1,18 +1,12 @@
 """scripts/selftest: how unittest's result becomes the counts scripts/report
 adds; a known failure (expectedFailure) is never a pass."""
 
-import importlib.machinery
-import importlib.util
 import io
-import os
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_loader = importlib.machinery.SourceFileLoader(
-    'selftest', os.path.join(HERE, '..', 'selftest'))
-_spec = importlib.util.spec_from_loader('selftest', _loader)
-selftest = importlib.util.module_from_spec(_spec)
-_loader.exec_module(selftest)
+from harness import load_script
+
+selftest = load_script('selftest')
 
 
 class CountsTest(unittest.TestCase):

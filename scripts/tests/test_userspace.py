@@ -3,7 +3,7 @@ fix it, before anything is installed, unpacked, built or booted."""
 
 import unittest
 
-from badinput import BadInputCase
+from harness import BadInputCase
 
 
 class UserspaceBadInputTest(BadInputCase):

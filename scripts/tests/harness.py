@@ -1,13 +1,24 @@
-"""What the scripts' bad-input tests share: run a script of scripts/ with a
-temporary, empty work directory, and check it refused in one line on
-stderr, printed nothing else and left the work directory untouched."""
+"""What the scripts' tests share: load a script of scripts/ (no .py) as a
+module, and, for the bad-input tests, run one with a temporary, empty work
+directory and check it refused in one line on stderr, printed nothing else
+and left the work directory untouched."""
 
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import tempfile
 import unittest
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_script(name):
+    """scripts/NAME, a Python script without .py, as a module."""
+    loader = importlib.machinery.SourceFileLoader(name, os.path.join(SCRIPTS, name))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(module)
+    return module
 
 
 class BadInputCase(unittest.TestCase):
