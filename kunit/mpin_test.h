@@ -33,6 +33,7 @@
 
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/hugetlb.h>
 #include <linux/syscalls.h>
 #include <linux/workqueue.h>
@@ -527,6 +528,7 @@ static void mm_pin_expect_released_other(struct kunit *test,
 {
 	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
 	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins));
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins_detached));
 	mm_test_drop_lazy(mm_test(test)->mm);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&other->mm_count), 1,
 			    "mm_count once the pin is released: this case's alone");
@@ -613,6 +615,210 @@ static void mm_pin_released_by_another_task(struct kunit *test)
 	MM_TEST_EXPECT_RELEASED(test, base, "LLLLLLLL", 1);
 }
 
+/* --- Release from any context --- */
+
+/*
+ * The pinners release where they must: perf in vm_ops->close() under the
+ * mmap_lock of the mm (read in munmap, write in exit_mmap() and mremap),
+ * ib_umem at file close, from a process that may hold its own mmap_lock
+ * or after the owner exited, drivers from a completion interrupt.  Each
+ * row pins the window of an mm of its own, brings the pin to a state,
+ * releases it with a lock held and from a context, and checks whether the
+ * charge is back when the call returns.  A detached pin is always
+ * released at once (pins_lock only); an attached one by mm_munpin(), or
+ * by mm_pin_wq after mm_munpin_async(), which never waits for the
+ * mmap_lock.  The rows of an attached pin hold its mm's mmap_lock until
+ * they have looked, so the work cannot have run yet.  Then the workqueue
+ * is flushed and the mm must be as if the window had never been pinned:
+ * no charge, no pin on either list, no VM_PINNED, the counters agreeing
+ * with the vmas, and the pin's hold on the mm_struct dropped.
+ */
+enum mm_pin_state {
+	PIN_ATTACHED,		/* the window mapped as pinned */
+	PIN_UNMAPPED,		/* the window unmapped: the pin is detached */
+	PIN_EXITED,		/* the owner exited: detached by exit_mmap() */
+};
+
+enum mm_pin_lock {
+	NO_LOCK,
+	PIN_MM_READ,		/* the pinned mm's mmap_lock, for read */
+	PIN_MM_WRITE,		/* the pinned mm's mmap_lock, for write */
+	OWN_MM_WRITE,		/* the releasing task's own mmap_lock, for write */
+};
+
+enum mm_pin_where {
+	IN_TASK,
+	IN_IRQS_OFF,		/* a task with interrupts disabled */
+	IN_HARDIRQ,		/* an hrtimer in hard interrupt context */
+};
+
+enum mm_pin_release_call {
+	SYNC,			/* mm_munpin() */
+	ASYNC,			/* mm_munpin_async() */
+};
+
+struct mm_pin_release {
+	const char *name;
+	enum mm_pin_state state;
+	enum mm_pin_lock lock;
+	enum mm_pin_where where;
+	enum mm_pin_release_call call;
+	bool returned;		/* the charge is back when the call returns */
+};
+
+static const struct mm_pin_release mm_pin_releases[] = {
+	/* name                           pin           lock held     runs in      call   back */
+	{ "attached_munpin",              PIN_ATTACHED, NO_LOCK,      IN_TASK,     SYNC,  true },
+	{ "attached_async_read_locked",   PIN_ATTACHED, PIN_MM_READ,  IN_TASK,     ASYNC, false },
+	{ "attached_async_write_locked",  PIN_ATTACHED, PIN_MM_WRITE, IN_TASK,     ASYNC, false },
+	{ "attached_async_irqs_off",      PIN_ATTACHED, PIN_MM_READ,  IN_IRQS_OFF, ASYNC, false },
+	{ "attached_async_hardirq",       PIN_ATTACHED, PIN_MM_READ,  IN_HARDIRQ,  ASYNC, false },
+	{ "unmapped_munpin",              PIN_UNMAPPED, NO_LOCK,      IN_TASK,     SYNC,  true },
+	{ "unmapped_munpin_read_locked",  PIN_UNMAPPED, PIN_MM_READ,  IN_TASK,     SYNC,  true },
+	{ "unmapped_munpin_write_locked", PIN_UNMAPPED, PIN_MM_WRITE, IN_TASK,     SYNC,  true },
+	{ "unmapped_munpin_own_locked",   PIN_UNMAPPED, OWN_MM_WRITE, IN_TASK,     SYNC,  true },
+	{ "unmapped_async",               PIN_UNMAPPED, NO_LOCK,      IN_TASK,     ASYNC, true },
+	{ "unmapped_async_read_locked",   PIN_UNMAPPED, PIN_MM_READ,  IN_TASK,     ASYNC, true },
+	{ "unmapped_async_write_locked",  PIN_UNMAPPED, PIN_MM_WRITE, IN_TASK,     ASYNC, true },
+	{ "unmapped_async_own_locked",    PIN_UNMAPPED, OWN_MM_WRITE, IN_TASK,     ASYNC, true },
+	{ "unmapped_async_irqs_off",      PIN_UNMAPPED, NO_LOCK,      IN_IRQS_OFF, ASYNC, true },
+	{ "unmapped_async_hardirq",       PIN_UNMAPPED, NO_LOCK,      IN_HARDIRQ,  ASYNC, true },
+	{ "exited_munpin",                PIN_EXITED,   NO_LOCK,      IN_TASK,     SYNC,  true },
+	{ "exited_munpin_own_locked",     PIN_EXITED,   OWN_MM_WRITE, IN_TASK,     SYNC,  true },
+	{ "exited_async",                 PIN_EXITED,   NO_LOCK,      IN_TASK,     ASYNC, true },
+	{ "exited_async_irqs_off",        PIN_EXITED,   NO_LOCK,      IN_IRQS_OFF, ASYNC, true },
+	{ "exited_async_hardirq",         PIN_EXITED,   NO_LOCK,      IN_HARDIRQ,  ASYNC, true },
+};
+
+static void mm_pin_release_desc(const struct mm_pin_release *r, char *desc)
+{
+	mm_test_desc(r->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(mm_pin_release, mm_pin_releases, mm_pin_release_desc);
+
+struct mm_pin_irq {
+	struct hrtimer timer;
+	struct mm_pin *pin;
+	struct completion done;
+	bool in_task;
+};
+
+static enum hrtimer_restart mm_pin_irq_fn(struct hrtimer *timer)
+{
+	struct mm_pin_irq *irq = container_of(timer, struct mm_pin_irq, timer);
+
+	irq->in_task = in_task();
+	mm_munpin_async(irq->pin);
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+/* Release @pin as @r says, with its lock already held. */
+static void mm_pin_release_in(struct kunit *test, const struct mm_pin_release *r,
+			      struct mm_pin *pin)
+{
+	struct mm_pin_irq irq = { .pin = pin, .in_task = true };
+
+	switch (r->where) {
+	case IN_TASK:
+		if (r->call == SYNC)
+			mm_munpin(pin);
+		else
+			mm_munpin_async(pin);
+		break;
+	case IN_IRQS_OFF:
+		local_irq_disable();
+		mm_munpin_async(pin);
+		local_irq_enable();
+		break;
+	case IN_HARDIRQ:
+		init_completion(&irq.done);
+		hrtimer_init_on_stack(&irq.timer, CLOCK_MONOTONIC,
+				      HRTIMER_MODE_REL_HARD);
+		irq.timer.function = mm_pin_irq_fn;
+		hrtimer_start(&irq.timer, ns_to_ktime(1000),
+			      HRTIMER_MODE_REL_HARD);
+		wait_for_completion(&irq.done);
+		destroy_hrtimer_on_stack(&irq.timer);
+		KUNIT_EXPECT_FALSE_MSG(test, irq.in_task,
+				       "the hrtimer ran in task context");
+		break;
+	}
+}
+
+static void mm_pin_release_context(struct kunit *test)
+{
+	const struct mm_pin_release *r = test->param_value;
+	struct mm_struct *own = mm_test(test)->mm, *other;
+	struct rw_semaphore *lock = NULL;
+	struct vm_area_struct *vma;
+	unsigned long addr;
+	struct mm_pin *pin;
+	int count;
+
+	other = mm_pin_other_mm(test, &pin);
+	addr = pin->start;
+	mmgrab(other);			/* to look at it to the end */
+	if (r->state == PIN_UNMAPPED) {
+		mmap_write_lock(other);
+		KUNIT_EXPECT_EQ(test, do_munmap(other, addr,
+						MM_TEST_PAGES * PAGE_SIZE, NULL), 0);
+		mmap_write_unlock(other);
+	} else if (r->state == PIN_EXITED) {
+		mmput(other);
+	}
+	KUNIT_EXPECT_EQ(test, (int)pin->detached, (int)(r->state != PIN_ATTACHED));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), (s64)MM_TEST_PAGES);
+	mm_test_drop_lazy(own);
+	count = atomic_read(&other->mm_count);
+
+	if (r->lock == PIN_MM_READ || r->lock == PIN_MM_WRITE)
+		lock = &other->mmap_lock;
+	else if (r->lock == OWN_MM_WRITE)
+		lock = &own->mmap_lock;
+	if (r->lock == PIN_MM_READ)
+		down_read(lock);
+	else if (lock)
+		down_write(lock);
+
+	mm_pin_release_in(test, r, pin);
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&other->pinned_vm),
+			    r->returned ? 0LL : (s64)MM_TEST_PAGES,
+			    "pinned_vm when the release returns");
+	if (r->state == PIN_ATTACHED && !r->returned) {
+		vma = vma_lookup(other, addr);
+		KUNIT_EXPECT_TRUE(test, vma && (vma->vm_flags & VM_PINNED));
+	}
+
+	if (r->lock == PIN_MM_READ)
+		up_read(lock);
+	else if (lock)
+		up_write(lock);
+	flush_workqueue(mm_pin_wq);
+
+	if (r->state == PIN_EXITED) {
+		mm_pin_expect_released_other(test, other);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins));
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins_detached));
+	mmap_read_lock(other);
+	vma = vma_lookup(other, addr);
+	if (r->state == PIN_ATTACHED)
+		KUNIT_EXPECT_TRUE(test, vma && !(vma->vm_flags & VM_PINNED));
+	else
+		KUNIT_EXPECT_NULL(test, vma);
+	KUNIT_EXPECT_EQ(test, mm_check_locked_pages(other), 0);
+	mmap_read_unlock(other);
+	mm_test_drop_lazy(own);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&other->mm_count), count - 1,
+			    "mm_count once the pin is released: one less");
+	mmput(other);
+	mmdrop(other);
+}
+
 static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_transition, mm_pin_transition_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
@@ -622,6 +828,7 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE(mm_pin_released_after_exit),
 	KUNIT_CASE(mm_pin_released_during_exit),
 	KUNIT_CASE(mm_pin_released_by_another_task),
+	KUNIT_CASE_PARAM(mm_pin_release_context, mm_pin_release_gen_params),
 	{}
 };
 
