@@ -221,16 +221,32 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	  MADV(2, 4, MADV_DONTFORK), MADV(2, 4, MADV_DOFORK), UNPIN(0) },
 	  "........", 0, 0, 1, "........", 1 },
 
-	/* munmap while pinned: the charge stays with the pin until released */
+	/*
+	 * munmap while pinned: the charge stays with the pin until released,
+	 * and what is left mapped of the range stays pinned, so a page is
+	 * never charged twice (locked_vm counts only the pages not pinned)
+	 */
 	{ "munmap_pinned_all", { PIN(0, 0, 8), OP(MUNMAP, 0, 8) },
 	  "--------", 8, 0, 0, "--------", 0 },
 	{ "munmap_pinned_head", { PIN(0, 0, 8), OP(MUNMAP, 0, 2) },
-	  "--......", 8, 0, 1, "--......", 1 },
+	  "--PPPPPP", 8, 0, 1, "--......", 1 },
+	{ "munmap_pinned_tail", { PIN(0, 0, 8), OP(MUNMAP, 6, 2) },
+	  "PPPPPP--", 8, 0, 1, "......--", 1 },
 	{ "munmap_pinned_middle", { PIN(0, 2, 4), OP(MUNMAP, 3, 2) },
-	  "...--...", 4, 0, 4, "...--...", 4 },
+	  "..P--P..", 4, 0, 4, "...--...", 2 },
+	{ "munmap_pinned_middle_twice", { PIN(0, 0, 8), OP(MUNMAP, 2, 1),
+	  OP(MUNMAP, 5, 1) },
+	  "PP-PP-PP", 8, 0, 3, "..-..-..", 3 },
 	{ "munmap_locked_pinned_tail", { OP(MLOCK, 0, 8), PIN(0, 4, 4),
 	  OP(MUNMAP, 6, 2) },
-	  "LLLLLL--", 4, 6, 2, "LLLLLL--", 2 },
+	  "LLLLBB--", 4, 4, 2, "LLLLLL--", 1 },
+	{ "munmap_locked_pinned_middle", { OP(MLOCK, 0, 8), PIN(0, 0, 8),
+	  OP(MUNMAP, 3, 2) },
+	  "BBB--BBB", 8, 0, 2, "LLL--LLL", 2 },
+	/* ... so mlock of a new page fits: 8 pinned + 1 locked, not + 6 */
+	{ "munmap_locked_pinned_mlock_within", { OP(MLOCK, 0, 8),
+	  PIN(0, 0, 8), OP(MUNMAP, 6, 2), OP(MAP, 6, 1), OP(MLOCK, 6, 1) },
+	  "BBBBBBL-", 8, 1, 2, "LLLLLLL-", 2, .limit = 9 },
 	{ "munmap_spanning_mixed", { OP(MLOCK, 0, 4), PIN(0, 2, 4),
 	  OP(MUNMAP, 1, 6) },
 	  "L------.", 4, 1, 2, "L------.", 2 },
@@ -360,6 +376,7 @@ static void mm_pin_sequence(struct kunit *test)
 static void mm_pin_check_finds_faults(struct kunit *test)
 {
 	struct mm_struct *mm = mm_test(test)->mm;
+	struct mm_pin_range *range;
 	struct vm_area_struct *vma;
 	unsigned long base;
 	struct mm_pin *pin;
@@ -386,11 +403,14 @@ static void mm_pin_check_finds_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, mm_check_locked_pages(mm), -EINVAL,
 			    "no VM_PINNED where a pin is");
 	vma->vm_flags |= VM_PINNED;
-	pin->npages++;
-	atomic64_inc(&mm->pinned_vm);
+	range = list_first_entry(&pin->ranges, struct mm_pin_range, node);
+	range->end += PAGE_SIZE;
 	KUNIT_EXPECT_EQ_MSG(test, mm_check_locked_pages(mm), -EINVAL,
-			    "a pin beyond its vmas");
-	atomic64_dec(&mm->pinned_vm);
+			    "a pin's range beyond its vmas");
+	range->end -= PAGE_SIZE;
+	pin->npages++;
+	KUNIT_EXPECT_EQ_MSG(test, mm_check_locked_pages(mm), -EINVAL,
+			    "a pin's charge not in pinned_vm");
 	pin->npages--;
 	KUNIT_EXPECT_EQ(test, mm_check_locked_pages(mm), 0);
 	mmap_write_unlock(mm);
@@ -758,7 +778,7 @@ static void mm_pin_release_context(struct kunit *test)
 	int count;
 
 	other = mm_pin_other_mm(test, &pin);
-	addr = pin->start;
+	addr = list_first_entry(&pin->ranges, struct mm_pin_range, node)->start;
 	mmgrab(other);			/* to look at it to the end */
 	if (r->state == PIN_UNMAPPED) {
 		mmap_write_lock(other);

@@ -13,9 +13,11 @@
  * and states the result: both ranges page by page, the byte each page
  * holds now ('-' not mapped, 'z' zero: a page that lost its contents), so
  * that pages that moved are told from pages that did not, pinned_vm,
- * locked_vm and the vma count.  A pin inside the moved range moves with
- * it; one partly inside is detached and keeps its charge; a pinned vma
- * does not grow.  The counters must then equal what the vmas and the pin
+ * locked_vm and the vma count.  A pin's range moves with its pages: a
+ * whole range moves, and the part of a larger one that moves becomes a
+ * range of its own, so the moved pages stay pinned and are never charged
+ * to locked_vm besides; the pin keeps its charge; a pinned vma does not
+ * grow.  The counters must then equal what the vmas and the pin
  * say, and again once the pin is released, when both ranges and the vma
  * count must be as the row's last three columns say.
  */
@@ -70,13 +72,16 @@ static const struct mm_pin_mremap_case mm_pin_mremap_cases[] = {
 	{ "move_locked_unpinned", "LLLLLLLL", 0, 8, 8, MOVE, 0,
 	  "--------", "LLLLLLLL", "--------", "01234567", 0, 8, 1,
 	  "--------", "LLLLLLLL", 1 },
-	/* a pin partly inside is detached: its charge stays, no vma shows it */
+	/* part of a pin's range moves as a range of its own: charged once */
 	{ "move_part_of_pin", "PPPPPPPP", 2, 4, 4, MOVE, 0,
-	  "..----..", "........", "01----67", "2345efgh", 8, 0, 4,
+	  "PP----PP", "PPPP....", "01----67", "2345efgh", 8, 0, 4,
 	  "..----..", "........", 4 },
 	{ "move_part_of_locked_pin", "BBBBBBBB", 2, 4, 4, MOVE, 0,
-	  "LL----LL", "LLLL....", "01----67", "2345efgh", 8, 8, 4,
+	  "BB----BB", "BBBB....", "01----67", "2345efgh", 8, 0, 4,
 	  "LL----LL", "LLLL....", 4 },
+	{ "move_head_of_locked_pin", "BBBBBBBB", 0, 4, 4, MOVE, 0,
+	  "----BBBB", "BBBB....", "----4567", "0123efgh", 8, 0, 3,
+	  "----LLLL", "LLLL....", 3 },
 	/* MREMAP_DONTUNMAP: the pin goes with the pages, the old range empty */
 	{ "dontunmap_pinned", "PPPPPPPP", 0, 8, 8, KEEP, 0,
 	  "........", "PPPPPPPP", "zzzzzzzz", "01234567", 8, 0, 2,
@@ -84,12 +89,12 @@ static const struct mm_pin_mremap_case mm_pin_mremap_cases[] = {
 	{ "dontunmap_pinned_locked", "BBBBBBBB", 0, 8, 8, KEEP, 0,
 	  "........", "BBBBBBBB", "zzzzzzzz", "01234567", 8, 0, 2,
 	  "........", "LLLLLLLL", 2 },
-	/* the old vma is split ahead only when locked (6.1's move_vma()) */
+	/* the old vma is split ahead when locked (6.1's move_vma()) or pinned */
 	{ "dontunmap_part_of_pin", "PPPPPPPP", 2, 4, 4, KEEP, 0,
-	  "........", "........", "01zzzz67", "2345efgh", 8, 0, 3,
-	  "........", "........", 3 },
+	  "PP....PP", "PPPP....", "01zzzz67", "2345efgh", 8, 0, 5,
+	  "........", "........", 5 },
 	{ "dontunmap_part_of_locked_pin", "BBBBBBBB", 2, 4, 4, KEEP, 0,
-	  "LL....LL", "LLLL....", "01zzzz67", "2345efgh", 8, 8, 5,
+	  "BB....BB", "BBBB....", "01zzzz67", "2345efgh", 8, 0, 5,
 	  "LL....LL", "LLLL....", 5 },
 	/* a pinned vma does not grow; shrinking it is an munmap */
 	{ "grow_pinned", "PPPP....", 0, 4, 6, 0, -EFAULT,
@@ -99,10 +104,10 @@ static const struct mm_pin_mremap_case mm_pin_mremap_cases[] = {
 	  "PPPP....", "........", "01234567", "abcdefgh", 4, 0, 3,
 	  "........", "........", 2 },
 	{ "shrink_pinned", "PPPPPPPP", 0, 8, 4, 0, 0,
-	  "....----", "........", "0123----", "abcdefgh", 8, 0, 2,
+	  "PPPP----", "........", "0123----", "abcdefgh", 8, 0, 2,
 	  "....----", "........", 2 },
 	{ "shrink_pinned_locked", "BBBBBBBB", 0, 8, 4, 0, 0,
-	  "LLLL----", "........", "0123----", "abcdefgh", 8, 4, 2,
+	  "BBBB----", "........", "0123----", "abcdefgh", 8, 0, 2,
 	  "LLLL----", "........", 2 },
 };
 
