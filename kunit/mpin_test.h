@@ -438,44 +438,153 @@ static void mm_pin_populates(struct kunit *test)
 	MM_TEST_EXPECT_RELEASED(test, base, "....FFFF", 2);
 }
 
-/*
- * hugetlb is refused, not left uncounted.  The mapping is a real hugetlbfs
- * one (MAP_HUGETLB maps a file of the kernel's internal hugetlbfs mount).
- * hugetlbfs_file_mmap() sets VM_DONTEXPAND, which the VM_SPECIAL test of
- * vma_pinnable() refuses first; so the case also shows, on a copy of the
- * vma without VM_DONTEXPAND, that the hugetlb test refuses it by itself,
- * and that without VM_HUGETLB nothing else would.
- */
-static void mm_pin_refuses_hugetlb(struct kunit *test)
-{
-	unsigned long len = huge_page_size(&default_hstate), addr;
-	struct mm_struct *mm = mm_test(test)->mm;
-	struct vm_area_struct *vma, copy;
+/* --- hugetlb --- */
 
-	addr = ksys_mmap_pgoff(0, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
-			       MAP_NORESERVE, -1, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "hugetlb mmap: %ld",
-			       (long)addr);
-	KUNIT_EXPECT_EQ(test, mm_test_pin(test, 0, addr, len), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
-	MM_TEST_EXPECT_PAGES(test, addr, ".");
+/*
+ * RDMA, DPDK and MPI register hugetlbfs memory as a matter of course.  A
+ * hugetlb vma splits only at huge page boundaries, so a pin marks the
+ * whole huge pages its range touches, and is charged the base pages asked
+ * for, as pinned_vm is charged today.  Each row maps two huge pages with
+ * MAP_HUGETLB (a file of the kernel's hugetlbfs mount, populated; the
+ * kernels boot with hugepages=4) followed by a hole, pins base pages of
+ * them, and states the huge pages marked, the charge and the vmas; then
+ * every pin is released, and no huge page may stay marked.  hugetlb vmas
+ * never merge (VM_DONTEXPAND), so the vmas split stay split.
+ *
+ * Pages are counted as HP(huge, base): huge * H + base base pages, H the
+ * base pages of a huge page.  Pictures: a letter per huge page, '-' not
+ * mapped, '.' mapped, 'P' VM_PINNED.
+ */
+struct mm_pin_hp {
+	int huge;
+	int base;
+};
+
+#define HP(h, b)	{ .huge = h, .base = b }
+
+struct mm_pin_huge {
+	const char *name;
+	struct mm_pin_hp first, n;	/* pin 0 */
+	struct mm_pin_hp first2, n2;	/* pin 1, if n2 is not 0 */
+	bool unmap_second;		/* then munmap the second huge page */
+	long limit;			/* RLIMIT_MEMLOCK in base pages, or 0 */
+	int ret;			/* what pin 0 returns */
+	const char *pages;		/* the huge pages afterwards */
+	struct mm_pin_hp pinned;	/* pinned_vm afterwards */
+	int vmas;			/* map_count afterwards */
+	int rvmas;			/* and once every pin is released */
+};
+
+static const struct mm_pin_huge mm_pin_huges[] = {
+	/*
+	 * name, pin 0 (first, n), pin 1 (first, n);
+	 *   options; huge pages after, pinned_vm, vmas, vmas once released
+	 */
+	{ "whole_huge_page", HP(0, 0), HP(1, 0), HP(0, 0), HP(0, 0),
+	  .pages = "P.", .pinned = HP(1, 0), .vmas = 2, .rvmas = 2 },
+	{ "both_huge_pages", HP(0, 0), HP(2, 0), HP(0, 0), HP(0, 0),
+	  .pages = "PP", .pinned = HP(2, 0), .vmas = 1, .rvmas = 1 },
+	/* unaligned: the huge pages it touches are marked, its pages charged */
+	{ "one_base_page", HP(0, 1), HP(0, 1), HP(0, 0), HP(0, 0),
+	  .pages = "P.", .pinned = HP(0, 1), .vmas = 2, .rvmas = 2 },
+	{ "last_base_page", HP(2, -1), HP(0, 1), HP(0, 0), HP(0, 0),
+	  .pages = ".P", .pinned = HP(0, 1), .vmas = 2, .rvmas = 2 },
+	{ "across_huge_boundary", HP(1, -1), HP(0, 2), HP(0, 0), HP(0, 0),
+	  .pages = "PP", .pinned = HP(0, 2), .vmas = 1, .rvmas = 1 },
+	{ "two_pins_one_huge_page", HP(0, 1), HP(0, 1), HP(0, 3), HP(0, 1),
+	  .pages = "P.", .pinned = HP(0, 2), .vmas = 2, .rvmas = 2 },
+	{ "two_pins_two_huge_pages", HP(0, 1), HP(0, 1), HP(1, 3), HP(0, 1),
+	  .pages = "PP", .pinned = HP(0, 2), .vmas = 2, .rvmas = 2 },
+	/* munmap of a huge page keeps the charge, and the rest pinned */
+	{ "unmap_half_of_pin", HP(0, 0), HP(2, 0), HP(0, 0), HP(0, 0),
+	  .unmap_second = true,
+	  .pages = "P-", .pinned = HP(2, 0), .vmas = 1, .rvmas = 1 },
+	/* RLIMIT_MEMLOCK counts the base pages asked for */
+	{ "limit_base_pages_within", HP(0, 1), HP(0, 4), HP(0, 0), HP(0, 0),
+	  .limit = 4,
+	  .pages = "P.", .pinned = HP(0, 4), .vmas = 2, .rvmas = 2 },
+	{ "limit_base_pages_over", HP(0, 1), HP(0, 5), HP(0, 0), HP(0, 0),
+	  .limit = 4, .ret = -ENOMEM,
+	  .pages = "..", .pinned = HP(0, 0), .vmas = 1, .rvmas = 1 },
+	/* the hole after the mapping: nothing changes */
+	{ "bad_past_the_mapping", HP(1, 0), HP(1, 1), HP(0, 0), HP(0, 0),
+	  .ret = -ENOMEM,
+	  .pages = "..", .pinned = HP(0, 0), .vmas = 1, .rvmas = 1 },
+};
+
+static void mm_pin_huge_desc(const struct mm_pin_huge *c, char *desc)
+{
+	mm_test_desc(c->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(mm_pin_huge, mm_pin_huges, mm_pin_huge_desc);
+
+static unsigned long mm_pin_hp(struct mm_pin_hp hp)
+{
+	return hp.huge * (long)pages_per_huge_page(&default_hstate) + hp.base;
+}
+
+/* The huge pages from @addr, a letter each: '-', '.' or 'P'. */
+static const char *mm_pin_huge_pages(struct mm_struct *mm, unsigned long addr,
+				     unsigned int n, char *buf)
+{
+	unsigned long size = huge_page_size(&default_hstate);
+	struct vm_area_struct *vma;
+	unsigned int i;
 
 	mmap_read_lock(mm);
-	vma = vma_lookup(mm, addr);
-	KUNIT_EXPECT_TRUE(test, vma && is_vm_hugetlb_page(vma));
-	if (vma) {
-		copy = *vma;
-		copy.vm_flags &= ~VM_DONTEXPAND;
-		KUNIT_EXPECT_FALSE_MSG(test, vma_pinnable(&copy),
-				       "hugetlb vma without VM_DONTEXPAND");
-		copy.vm_flags &= ~VM_HUGETLB;
-		KUNIT_EXPECT_TRUE_MSG(test, vma_pinnable(&copy),
-				      "the same vma without VM_HUGETLB");
+	for (i = 0; i < n; i++) {
+		vma = vma_lookup(mm, addr + i * size);
+		buf[i] = !vma ? '-' : vma->vm_flags & VM_PINNED ? 'P' : '.';
 	}
+	buf[n] = '\0';
 	mmap_read_unlock(mm);
-	MM_TEST_EXPECT_RELEASED(test, addr, ".", 1);
-	KUNIT_EXPECT_EQ(test, vm_munmap(addr, len), 0);
+	return buf;
+}
+
+static void mm_pin_hugetlb(struct kunit *test)
+{
+	const struct mm_pin_huge *c = test->param_value;
+	unsigned long size = huge_page_size(&default_hstate), addr;
+	struct mm_struct *mm = mm_test(test)->mm;
+	struct vm_area_struct *vma;
+	char pages[3];
+
+	addr = ksys_mmap_pgoff(0, 3 * size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			       MAP_POPULATE, -1, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr),
+			       "hugetlb mmap: %ld (hugepages= on the command line?)",
+			       (long)addr);
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr + 2 * size, size), 0);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	KUNIT_ASSERT_TRUE(test, vma && is_vm_hugetlb_page(vma) &&
+			  (vma->vm_flags & VM_DONTEXPAND));
+	mmap_read_unlock(mm);
+
+	if (c->limit)
+		mm_test_limit(test, c->limit, false);
+	KUNIT_EXPECT_EQ(test, mm_test_pin(test, 0,
+					  addr + mm_pin_hp(c->first) * PAGE_SIZE,
+					  mm_pin_hp(c->n) * PAGE_SIZE),
+			(long)c->ret);
+	if (mm_pin_hp(c->n2))
+		KUNIT_EXPECT_EQ(test, mm_test_pin(test, 1,
+				addr + mm_pin_hp(c->first2) * PAGE_SIZE,
+				mm_pin_hp(c->n2) * PAGE_SIZE), 0L);
+	mm_test_unlimit(test);
+	if (c->unmap_second)
+		KUNIT_EXPECT_EQ(test, vm_munmap(addr + size, size), 0);
+
+	KUNIT_EXPECT_STREQ(test, mm_pin_huge_pages(mm, addr, 2, pages), c->pages);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm),
+			(s64)mm_pin_hp(c->pinned));
+	KUNIT_EXPECT_EQ(test, mm->map_count, c->vmas);
+	mm_test_expect_exact(test);
+	KUNIT_EXPECT_STREQ(test, mm_pin_huge_pages(mm, addr, 2, pages),
+			   c->unmap_second ? ".-" : "..");
+	KUNIT_EXPECT_EQ(test, mm->map_count, c->rvmas);
 }
 
 /*
@@ -844,7 +953,7 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
 	KUNIT_CASE(mm_pin_check_finds_faults),
 	KUNIT_CASE(mm_pin_populates),
-	KUNIT_CASE(mm_pin_refuses_hugetlb),
+	KUNIT_CASE_PARAM(mm_pin_hugetlb, mm_pin_huge_gen_params),
 	KUNIT_CASE(mm_pin_released_after_exit),
 	KUNIT_CASE(mm_pin_released_during_exit),
 	KUNIT_CASE(mm_pin_released_by_another_task),

@@ -68,8 +68,9 @@ load_arch() {
 }
 
 # The kernel command line of every KUnit run: mm_pin_secretmem needs
-# secretmem, off by default in 6.1.
-KUNIT_KERNEL_ARGS=(--kernel_args secretmem.enable=1)
+# secretmem, off by default in 6.1; mm_pin_hugetlb maps three huge pages
+# (2 MiB on both arches).
+KUNIT_KERNEL_ARGS=(--kernel_args secretmem.enable=1 --kernel_args hugepages=4)
 
 # arch_args: kunit.py's options for the arch load_arch read, into KARGS.
 arch_args() {
