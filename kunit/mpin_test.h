@@ -948,6 +948,72 @@ static void mm_pin_release_context(struct kunit *test)
 	mmdrop(other);
 }
 
+/* --- Many pins --- */
+
+#define MM_PIN_MANY	64
+
+/*
+ * A process holds many registrations: 64 one-page pins on every other page
+ * of 128, an munmap across 20 of them, and a pin over 20 pages that nests
+ * 10 more.  The counters must be exact, the vmas marked as the pins say
+ * (mm_check_locked_pages() also checks that the interval tree of the
+ * ranges holds exactly the pins' ranges), and once every pin is released
+ * nothing may stay marked and the vmas must merge back.
+ */
+static void mm_pin_many_pins(struct kunit *test)
+{
+	struct mm_struct *mm = mm_test(test)->mm;
+	struct mm_pin *pins[MM_PIN_MANY + 1] = { NULL };
+	struct vm_area_struct *vma;
+	unsigned long base, addr;
+	int i, marked = 0;
+
+	base = mm_test_map(test, 2 * MM_PIN_MANY, MAP_POPULATE);
+	for (i = 0; i < MM_PIN_MANY; i++) {
+		pins[i] = mm_mpin(mm, base + 2 * i * PAGE_SIZE, PAGE_SIZE);
+		if (IS_ERR(pins[i])) {
+			KUNIT_FAIL(test, "pin %d: %ld", i, PTR_ERR(pins[i]));
+			pins[i] = NULL;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), (s64)MM_PIN_MANY);
+	KUNIT_EXPECT_EQ(test, mm->map_count, 2 * MM_PIN_MANY);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+
+	/* pages 20-59: the pins of pages 20, 22, ..., 58 lose their range */
+	KUNIT_EXPECT_EQ(test, vm_munmap(base + 20 * PAGE_SIZE, 40 * PAGE_SIZE), 0);
+	for (i = 10; i < 30; i++)
+		KUNIT_EXPECT_TRUE(test, pins[i] && pins[i]->detached);
+	/* pages 80-99, over the pins of pages 80, 82, ..., 98 */
+	pins[MM_PIN_MANY] = mm_mpin(mm, base + 80 * PAGE_SIZE, 20 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(pins[MM_PIN_MANY]));
+	if (IS_ERR(pins[MM_PIN_MANY]))
+		pins[MM_PIN_MANY] = NULL;
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm),
+			(s64)MM_PIN_MANY + 20);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+	mmap_read_lock(mm);
+	for (addr = base; addr < base + 2 * MM_PIN_MANY * PAGE_SIZE;
+	     addr += PAGE_SIZE) {
+		vma = vma_lookup(mm, addr);
+		marked += vma && (vma->vm_flags & VM_PINNED);
+	}
+	mmap_read_unlock(mm);
+	/* 44 pins of a page left mapped, of which 10 inside the long pin */
+	KUNIT_EXPECT_EQ(test, marked, 44 - 10 + 20);
+
+	for (i = 0; i <= MM_PIN_MANY; i++)
+		if (pins[i])
+			mm_munpin(pins[i]);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&mm->pin_ranges.rb_root));
+	KUNIT_EXPECT_EQ(test, mm->map_count, 2);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+}
+
 static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_transition, mm_pin_transition_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
@@ -958,6 +1024,7 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE(mm_pin_released_during_exit),
 	KUNIT_CASE(mm_pin_released_by_another_task),
 	KUNIT_CASE_PARAM(mm_pin_release_context, mm_pin_release_gen_params),
+	KUNIT_CASE(mm_pin_many_pins),
 	{}
 };
 
