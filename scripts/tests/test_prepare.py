@@ -36,8 +36,8 @@ class PrepareTest(unittest.TestCase):
         for f in ('common.sh', 'prepare', 'run', 'setup'):
             shutil.copy(os.path.join(SCRIPTS, f), os.path.join(self.top, 'scripts'))
         for d in ('arch-matrix', 'kunitconfigs'):
-            for f in os.listdir(os.path.join(SCRIPTS, '..', d)):
-                shutil.copy(os.path.join(SCRIPTS, '..', d, f), os.path.join(self.top, d))
+            shutil.copytree(os.path.join(SCRIPTS, '..', d), os.path.join(self.top, d),
+                            dirs_exist_ok=True)
         shutil.copy(os.path.join(SCRIPTS, '..', 'src-patches', 'BASE'),
                     os.path.join(self.top, 'src-patches'))
         self.write('kunit/wiring', 'Kconfig mm/Kconfig.kunit mm/Kconfig\n'
