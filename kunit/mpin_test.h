@@ -16,6 +16,9 @@
  *   munmap while pinned, a late release after the addresses were reused),
  *   RLIMIT_MEMLOCK shared by pins and locks, vm.max_map_count, and bad
  *   input.
+ * - mm_pin_drv_cases (run by mm_pin_vma): a test driver that pins the vma
+ *   it maps with mm_mpin_vma() and releases from its last close(), as perf
+ *   does: mappings, munmap, mlock and the limit.
  * After every row the counters must equal what the vmas and the pins say,
  * by the suite's own count and by mm_check_locked_pages(); then every pin
  * is released, the counters must be exact again, and the window must look
@@ -32,6 +35,7 @@
 #define _MPIN_TEST_H
 
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/hugetlb.h>
@@ -1014,6 +1018,314 @@ static void mm_pin_many_pins(struct kunit *test)
 	mm_test_expect_consistent(test, mm);
 }
 
+/* --- A driver that pins the vma it maps: mm_mpin_vma() --- */
+
+/*
+ * What perf does with its ring buffer, in a test driver: the buffer's
+ * first mapping is pinned by its f_op->mmap() with mm_mpin_vma(), further
+ * mappings of the buffer are not charged again, and the last vm_ops->close()
+ * releases the pin with mm_munpin_async(), under the mmap_lock.
+ */
+#define MM_PIN_DRV_PAGES	4
+
+struct mm_pin_drv {
+	atomic_t maps;
+	struct mm_pin *pin;
+	bool dontexpand;
+	struct page *pages[MM_PIN_DRV_PAGES];
+};
+
+/* The buffer's pages, as perf_mmap_fault() gives them. */
+static vm_fault_t mm_pin_drv_fault(struct vm_fault *vmf)
+{
+	struct mm_pin_drv *drv = vmf->vma->vm_file->private_data;
+	struct page *page;
+
+	if (vmf->pgoff >= MM_PIN_DRV_PAGES)
+		return VM_FAULT_SIGBUS;
+	page = drv->pages[vmf->pgoff];
+	get_page(page);
+	page->mapping = vmf->vma->vm_file->f_mapping;
+	page->index = vmf->pgoff;
+	vmf->page = page;
+	return 0;
+}
+
+static void mm_pin_drv_open(struct vm_area_struct *vma)
+{
+	struct mm_pin_drv *drv = vma->vm_file->private_data;
+
+	atomic_inc(&drv->maps);
+}
+
+static void mm_pin_drv_close(struct vm_area_struct *vma)
+{
+	struct mm_pin_drv *drv = vma->vm_file->private_data;
+
+	if (atomic_dec_and_test(&drv->maps)) {
+		mm_munpin_async(drv->pin);
+		drv->pin = NULL;
+	}
+}
+
+static int mm_pin_drv_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct mm_pin_drv_vmops = {
+	.open = mm_pin_drv_open,
+	.close = mm_pin_drv_close,
+	.may_split = mm_pin_drv_may_split,
+	.fault = mm_pin_drv_fault,
+};
+
+static int mm_pin_drv_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mm_pin_drv *drv = file->private_data;
+	struct mm_pin *pin;
+
+	vma->vm_flags |= VM_DONTCOPY | (drv->dontexpand ? VM_DONTEXPAND : 0);
+	if (!drv->pin) {
+		pin = mm_mpin_vma(vma);
+		if (IS_ERR(pin))
+			return PTR_ERR(pin);
+		drv->pin = pin;
+	}
+	atomic_inc(&drv->maps);
+	vma->vm_ops = &mm_pin_drv_vmops;
+	return 0;
+}
+
+static const struct file_operations mm_pin_drv_fops = {
+	.mmap = mm_pin_drv_mmap,
+};
+
+enum mm_pin_drv_step_kind {
+	DRV_NONE,
+	DRV_MAP,	/* map the buffer, as mapping .map */
+	DRV_MUNMAP,	/* munmap mapping .map whole */
+	DRV_MLOCK,	/* mlock mapping .map */
+	DRV_WIN_MLOCK,	/* mlock .n pages of the window */
+	DRV_WIN_PIN,	/* mm_mpin() .n pages of the window */
+};
+
+struct mm_pin_drv_step {
+	enum mm_pin_drv_step_kind kind;
+	int map;	/* which mapping of the buffer: 0 or 1 */
+	int n;		/* pages of the window */
+	int ret;	/* what the step must return */
+};
+
+#define DMAP(m)		{ .kind = DRV_MAP, .map = m }
+#define DMAP_ERR(m, e)	{ .kind = DRV_MAP, .map = m, .ret = e }
+#define DUNMAP(m)	{ .kind = DRV_MUNMAP, .map = m }
+#define DMLOCK(m)	{ .kind = DRV_MLOCK, .map = m }
+#define WMLOCK(np, e)	{ .kind = DRV_WIN_MLOCK, .n = np, .ret = e }
+#define WPIN(np, e)	{ .kind = DRV_WIN_PIN, .n = np, .ret = e }
+
+struct mm_pin_drv_case {
+	const char *name;
+	bool plain;			/* the driver forgets VM_DONTEXPAND */
+	long limit;			/* RLIMIT_MEMLOCK in pages, or 0 */
+	struct mm_pin_drv_step steps[4];
+	const char *maps;		/* mapping 0 and 1: '-' not mapped,
+					 * '.' mapped, 'P' pinned
+					 */
+	unsigned long pinned;		/* pinned_vm afterwards */
+	unsigned long locked;		/* locked_vm afterwards */
+};
+
+static const struct mm_pin_drv_case mm_pin_drv_cases[] = {
+	/*
+	 * name, driver without VM_DONTEXPAND, RLIMIT_MEMLOCK;
+	 *   steps; mappings after, pinned_vm, locked_vm
+	 */
+	{ "map_pins_the_vma", false, 0,
+	  { DMAP(0) }, "P-", 4, 0 },
+	{ "munmap_returns_the_charge", false, 0,
+	  { DMAP(0), DUNMAP(0) }, "--", 0, 0 },
+	{ "second_mapping_not_charged", false, 0,
+	  { DMAP(0), DMAP(1) }, "P.", 4, 0 },
+	{ "first_unmapped_charge_stays", false, 0,
+	  { DMAP(0), DMAP(1), DUNMAP(0) }, "-.", 4, 0 },
+	{ "both_unmapped", false, 0,
+	  { DMAP(0), DMAP(1), DUNMAP(0), DUNMAP(1) }, "--", 0, 0 },
+	{ "mlock_leaves_it_alone", false, 0,
+	  { DMAP(0), DMLOCK(0) }, "P-", 4, 0 },
+	{ "caller_checks_the_limit", false, 2,
+	  { DMAP(0) }, "P-", 4, 0 },
+	{ "counts_for_mlock_within", false, 6,
+	  { DMAP(0), WMLOCK(2, 0) }, "P-", 4, 2 },
+	{ "counts_for_mlock_over", false, 6,
+	  { DMAP(0), WMLOCK(3, -ENOMEM) }, "P-", 4, 0 },
+	{ "counts_for_mm_mpin_over", false, 6,
+	  { DMAP(0), WPIN(3, -ENOMEM) }, "P-", 4, 0 },
+	{ "without_dontexpand_refused", true, 0,
+	  { DMAP_ERR(0, -EINVAL) }, "--", 0, 0 },
+};
+
+static void mm_pin_drv_desc(const struct mm_pin_drv_case *c, char *desc)
+{
+	mm_test_desc(c->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(mm_pin_drv, mm_pin_drv_cases, mm_pin_drv_desc);
+
+static long mm_pin_drv_step(struct kunit *test, struct file *file,
+			    const struct mm_pin_drv_step *s,
+			    unsigned long *maps, unsigned long base)
+{
+	unsigned long len = MM_PIN_DRV_PAGES * PAGE_SIZE, addr;
+	struct mm_test *fx = mm_test(test);
+
+	switch (s->kind) {
+	case DRV_MAP:
+		addr = vm_mmap(file, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+		if (IS_ERR_VALUE(addr))
+			return (long)addr;
+		maps[s->map] = addr;
+		return 0;
+	case DRV_MUNMAP:
+		addr = maps[s->map];
+		maps[s->map] = 0;
+		return vm_munmap(addr, len);
+	case DRV_MLOCK:
+		return __do_sys_mlock(maps[s->map], len);
+	case DRV_WIN_MLOCK:
+		return __do_sys_mlock(base, s->n * PAGE_SIZE);
+	case DRV_WIN_PIN:
+		fx->pins[0] = mm_mpin(fx->mm, base, s->n * PAGE_SIZE);
+		if (!IS_ERR(fx->pins[0]))
+			return 0;
+		addr = PTR_ERR(fx->pins[0]);
+		fx->pins[0] = NULL;
+		return (long)addr;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Each row runs its steps on the driver's buffer and the window, then
+ * checks the counters against the vmas and the pins, and what the two
+ * mappings of the buffer look like.  Then it unmaps what is left: the last
+ * close must have released the pin, and pinned_vm must be 0.
+ */
+/* A driver's buffer behind an anon inode file; NULL if out of memory. */
+static struct file *mm_pin_drv_file(struct mm_pin_drv *drv)
+{
+	struct file *file;
+	int i;
+
+	for (i = 0; i < MM_PIN_DRV_PAGES; i++)
+		drv->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	file = anon_inode_getfile("[mm_pin_drv]", &mm_pin_drv_fops, drv, O_RDWR);
+	for (i = 0; i < MM_PIN_DRV_PAGES && !IS_ERR(file); i++)
+		if (!drv->pages[i]) {
+			fput(file);
+			file = ERR_PTR(-ENOMEM);
+		}
+	if (!IS_ERR(file))
+		return file;
+	for (i = 0; i < MM_PIN_DRV_PAGES; i++)
+		if (drv->pages[i])
+			__free_page(drv->pages[i]);
+	return NULL;
+}
+
+/* Once nothing maps it, as rb_free_page() does. */
+static void mm_pin_drv_put(struct mm_pin_drv *drv, struct file *file)
+{
+	int i;
+
+	fput(file);
+	for (i = 0; i < MM_PIN_DRV_PAGES; i++) {
+		drv->pages[i]->mapping = NULL;
+		__free_page(drv->pages[i]);
+	}
+}
+
+static void mm_pin_vma(struct kunit *test)
+{
+	const struct mm_pin_drv_case *c = test->param_value;
+	struct mm_struct *mm = mm_test(test)->mm;
+	struct mm_pin_drv drv = { .dontexpand = !c->plain };
+	unsigned long maps[2] = { 0, 0 }, base;
+	struct vm_area_struct *vma;
+	struct file *file;
+	char seen[3];
+	int i;
+
+	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
+	file = mm_pin_drv_file(&drv);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	if (c->limit)
+		mm_test_limit(test, c->limit, false);
+	for (i = 0; i < ARRAY_SIZE(c->steps) && c->steps[i].kind; i++)
+		KUNIT_EXPECT_EQ_MSG(test, mm_pin_drv_step(test, file, &c->steps[i], maps, base),
+				    (long)c->steps[i].ret, "step %d", i + 1);
+	mm_test_unlimit(test);
+
+	mmap_read_lock(mm);
+	for (i = 0; i < 2; i++) {
+		vma = maps[i] ? vma_lookup(mm, maps[i]) : NULL;
+		seen[i] = !vma ? '-' : vma->vm_flags & VM_PINNED ? 'P' : '.';
+	}
+	mmap_read_unlock(mm);
+	seen[2] = '\0';
+	KUNIT_EXPECT_STREQ(test, seen, c->maps);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), (s64)c->pinned);
+	KUNIT_EXPECT_EQ(test, mm->locked_vm, c->locked);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+
+	for (i = 0; i < 2; i++)
+		if (maps[i])
+			KUNIT_EXPECT_EQ(test, vm_munmap(maps[i], MM_PIN_DRV_PAGES * PAGE_SIZE), 0);
+	mm_test_release(test);
+	KUNIT_EXPECT_NULL_MSG(test, drv.pin, "the last close releases the pin");
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
+	mm_test_expect_counters(test, mm);
+	mm_test_expect_consistent(test, mm);
+	mm_pin_drv_put(&drv, file);
+}
+
+/*
+ * The owner of a pinned driver mapping exits: exit_mmap() detaches the
+ * pin, and the driver's close releases it there, under the mmap_lock,
+ * with the charge back and the pin's hold on the mm_struct dropped.
+ */
+static void mm_pin_vma_owner_exits(struct kunit *test)
+{
+	struct mm_pin_drv drv = { .dontexpand = true };
+	struct mm_struct *mm = mm_test(test)->mm, *other;
+	unsigned long addr;
+	struct file *file;
+
+	file = mm_pin_drv_file(&drv);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	other = mm_test_new_mm();
+	if (!other)
+		mm_pin_drv_put(&drv, file);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	kthread_unuse_mm(mm);
+	kthread_use_mm(other);
+	addr = vm_mmap(file, 0, MM_PIN_DRV_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, 0);
+	kthread_unuse_mm(other);
+	kthread_use_mm(mm);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), (s64)MM_PIN_DRV_PAGES);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
+
+	mmgrab(other);			/* to look at it once it is gone */
+	mmput(other);			/* the owner exits */
+	KUNIT_EXPECT_NULL_MSG(test, drv.pin, "the close in exit_mmap() releases the pin");
+	mm_pin_expect_released_other(test, other);
+	mm_pin_drv_put(&drv, file);
+}
+
 static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_transition, mm_pin_transition_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
@@ -1025,6 +1337,8 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE(mm_pin_released_by_another_task),
 	KUNIT_CASE_PARAM(mm_pin_release_context, mm_pin_release_gen_params),
 	KUNIT_CASE(mm_pin_many_pins),
+	KUNIT_CASE_PARAM(mm_pin_vma, mm_pin_drv_gen_params),
+	KUNIT_CASE(mm_pin_vma_owner_exits),
 	{}
 };
 
