@@ -33,6 +33,21 @@ static const struct vm_special_mapping mm_test_special = {
 	.name = "[mm_test]",
 };
 
+static long mm_test_charge(struct kunit *test, unsigned int slot,
+			   unsigned long npages)
+{
+	struct mm_test *fx = mm_test(test);
+	struct mm_pin *pin;
+
+	KUNIT_ASSERT_LT(test, slot, MM_TEST_PINS);
+	KUNIT_ASSERT_NULL(test, fx->pins[slot]);
+	pin = mm_mpin_charge(fx->mm, npages);
+	if (IS_ERR(pin))
+		return PTR_ERR(pin);
+	fx->pins[slot] = pin;
+	return 0;
+}
+
 static long mm_test_pin(struct kunit *test, unsigned int slot,
 			unsigned long start, unsigned long len)
 {
@@ -120,6 +135,8 @@ long mm_test_do_op(struct kunit *test, const struct mm_test_op *op,
 		return mm_test_pin(test, op->slot, base + op->first, op->n);
 	case MM_OP_PIN_WRAP:
 		return mm_test_pin(test, op->slot, PAGE_MASK, 2 * PAGE_SIZE);
+	case MM_OP_CHARGE:
+		return mm_test_charge(test, op->slot, op->n);
 	case MM_OP_UNPIN:
 		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
 		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);

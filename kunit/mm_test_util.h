@@ -71,6 +71,7 @@ enum mm_test_op_kind {
 	MM_OP_UNPIN,		/* mm_munpin(pins[slot]) */
 	MM_OP_PIN_BYTES,	/* mm_mpin(base + first, n): bytes, not pages */
 	MM_OP_PIN_WRAP,		/* mm_mpin() of the last page and one more */
+	MM_OP_CHARGE,		/* pins[slot] = mm_mpin_charge(n) */
 };
 
 struct mm_test_op {
@@ -93,6 +94,8 @@ struct mm_test_op {
 #define PIN_ERR(s, f, np, e)	{ .kind = MM_OP_PIN, .slot = s, .first = f, \
 				  .n = np, .ret = e }
 #define UNPIN(s)		{ .kind = MM_OP_UNPIN, .slot = s }
+#define CHARGE(s, np)		{ .kind = MM_OP_CHARGE, .slot = s, .n = np }
+#define CHARGE_ERR(s, np, e)	{ .kind = MM_OP_CHARGE, .slot = s, .n = np, .ret = e }
 
 /*
  * The description of a row of a table for KUNIT_ARRAY_PARAM(): its name,

@@ -341,6 +341,29 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	{ "bad_growsdown", { OP(MAP_GROWSDOWN, 4, 4),
 	  PIN_ERR(0, 4, 4, -EINVAL) },
 	  "........", 0, 0, 2, "........", 2 },
+
+	/*
+	 * mm_mpin_charge(): the charge of pages mm_mpin() cannot mark, under
+	 * the same limit; no vma marked, the charge kept through munmap
+	 */
+	{ "charge_marks_nothing", { CHARGE(0, 8) },
+	  "........", 8, 0, 1, "........", 1 },
+	{ "charge_beside_a_pin", { PIN(0, 2, 4), CHARGE(1, 4) },
+	  "..PPPP..", 8, 0, 3, "........", 1 },
+	{ "charge_kept_through_munmap", { CHARGE(0, 8), OP(MUNMAP, 0, 8) },
+	  "--------", 8, 0, 0, "--------", 0 },
+	{ "charge_limit_within", { OP(MLOCK, 0, 4), CHARGE(0, 4) },
+	  "LLLL....", 4, 4, 2, "LLLL....", 2, .limit = 8 },
+	{ "charge_limit_over", { OP(MLOCK, 0, 4), CHARGE_ERR(0, 5, -ENOMEM) },
+	  "LLLL....", 0, 4, 2, "LLLL....", 2, .limit = 8 },
+	{ "charge_then_mlock_over", { CHARGE(0, 4), OP_ERR(MLOCK, 0, 5, -ENOMEM) },
+	  "........", 4, 0, 1, "........", 1, .limit = 8 },
+	{ "charge_cap_ipc_lock", { CHARGE(0, 8) },
+	  "........", 8, 0, 1, "........", 1, .limit = 4, .cap = true },
+	{ "charge_no_memlock_eperm", { CHARGE_ERR(0, 8, -EPERM) },
+	  "........", 0, 0, 1, "........", 1, .limit = MP_NO_MEMLOCK },
+	{ "bad_charge_empty", { CHARGE_ERR(0, 0, -EINVAL) },
+	  "........", 0, 0, 1, "........", 1 },
 };
 
 static void mm_pin_desc(const struct mm_pin_case *c, char *desc)
