@@ -2,12 +2,12 @@
 /*
  * KUnit tests of the pins of ib_umem (ib_umem suite): ib_umem_get() and
  * ib_umem_release(), the functions every RDMA driver that registers user
- * memory calls (rxe and siw among them), and what they do to VM_PINNED,
+ * memory calls (rxe among them), and what they do to VM_PINNED,
  * pinned_vm and locked_vm.
  *
  * Included at the end of drivers/infiniband/core/umem.c.  The device is
  * a bare struct ib_device without a dma_device, so the umem is mapped
- * with virtual DMA, as rxe's and siw's are.  Each case maps a populated
+ * with virtual DMA, as rxe's are.  Each case maps a populated
  * window of MM_TEST_PAGES anonymous pages in a private mm of the test
  * kthread (the fixture of mm/mm_test_util.h).
  *
@@ -39,7 +39,7 @@
 #include <linux/shmem_fs.h>
 #include "../../../mm/mm_test_util.h"
 
-/* No dma_device: ib_uses_virt_dma(), as for rxe and siw. */
+/* No dma_device: ib_uses_virt_dma(), as for rxe. */
 static struct ib_device ib_umem_test_dev;
 
 #define IB_UMEM_SLOTS	2
