@@ -7,34 +7,52 @@
  *
  * A seeded random sequence of map, munmap, mlock, mlock2(MLOCK_ONFAULT),
  * munlock, mprotect, mremap (move, grow, shrink), mlockall, munlockall and
- * fork on the arena (vm_accounting.h).  A model of the arena, a page at a
- * time, predicts each operation's result (errno included, RLIMIT_MEMLOCK
- * included when unprivileged) and the pages it leaves mapped and locked.
- * After every step:
+ * fork on the arena (vm_accounting.h), and the mapping and unmapping of two
+ * perf ring buffers of RING_PAGES pages, real long-term pins.  A model of
+ * the arena, a page at a time, and of the rings predicts each operation's
+ * result (errno included, RLIMIT_MEMLOCK included when unprivileged) and
+ * the pages it leaves mapped, locked and pinned.  The plan runs it with
+ * perf_event_mlock_kb 0, so a ring's pages are all charged to VmPin on
+ * both kernels; which kernel this is comes from VM_KERNEL.  On the patched
+ * kernel locked and pinned pages share RLIMIT_MEMLOCK (mlock, MAP_LOCKED
+ * under MCL_FUTURE, locked mremap growth and the ring's own check count
+ * both) and the rings are "pn" in smaps; the pristine kernel counts each
+ * alone and marks nothing.  After every step:
  * - the operation returned what the model predicted;
  * - the arena in smaps reads as the model's letters;
  * - VmLck is the size of the locked vmas of smaps and, unless mlockall
  *   locked the rest of the process, the model's count of locked pages;
- * - VmPin is 0 and no vma is pinned: none of these operations pins.
+ * - VmPin is the pages of the rings mapped, and the pn vmas of smaps are
+ *   those rings on the patched kernel, none on the pristine one.
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
 
 #define HISTORY	16
+#define RINGS		2
+#define RING_PAGES	2	/* the user page and one data page */
+#define RING_DISTANCE	(4L << 20)	/* from the arena, and from each other */
+#define OP_RING		(OP_TOUCH + 1)	/* a ring op in history: .a the slot, .n 1 maps */
 
 static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
 static bool future;		/* mlockall(MCL_FUTURE) in force */
 static bool outside;		/* mlockall(MCL_CURRENT) locked more than the arena */
 static long limit;		/* pages, or -1 for none */
+static bool patched;		/* VM_KERNEL: locked and pinned share the limit */
+static int ring_fd[RINGS];	/* a software perf event per ring */
+static void *ring[RINGS];	/* the ring mapped, or NULL */
 static unsigned long long rng;
 
 /* smaps and status after the last step: what the next op starts from */
@@ -62,6 +80,90 @@ static unsigned int rnd(unsigned int n)
 static long vmlck_pages(void)
 {
 	return now.vmlck_kb * 1024 / page_size;
+}
+
+/* What RLIMIT_MEMLOCK bounds: on the patched kernel, VmLck and VmPin together. */
+static long charged_pages(void)
+{
+	return vmlck_pages() + (patched ? now.vmpin_kb * 1024 / page_size : 0);
+}
+
+static int rings_mapped(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < RINGS; i++)
+		n += !!ring[i];
+	return n;
+}
+
+static int ring_open(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/*
+ * Map ring slot's buffer if it is not mapped, else unmap it.  Mapping:
+ * under MCL_FUTURE the mapping is checked as a locked one first (EAGAIN),
+ * then perf checks the pages beyond its allowance (all of them here)
+ * against the limit (EPERM); root has CAP_IPC_LOCK.
+ */
+static int predict_ring(int slot)
+{
+	if (ring[slot])
+		return 0;
+	if (future && limit >= 0 && charged_pages() + RING_PAGES > limit)
+		return EAGAIN;
+	if (limit >= 0 && (patched ? charged_pages() : now.vmpin_kb * 1024 / page_size) +
+	    RING_PAGES > limit)
+		return EPERM;
+	return 0;
+}
+
+static int run_ring(int slot)
+{
+	void *p;
+
+	if (ring[slot]) {
+		p = ring[slot];
+		ring[slot] = NULL;
+		return munmap(p, RING_PAGES * page_size) ? errno : 0;
+	}
+	/*
+	 * Well below the arena, which a free gap would otherwise make the
+	 * first choice of mmap(NULL): a hint, checked after.
+	 */
+	p = mmap((char *)arena - (slot + 1) * RING_DISTANCE, RING_PAGES * page_size,
+		 PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd[slot], 0);
+	if (p == MAP_FAILED)
+		return errno;
+	ring[slot] = p;
+	if ((char *)p + RING_PAGES * page_size > (char *)arena - page_size &&
+	    (char *)p < (char *)arena + (ARENA_PAGES + 1) * page_size)
+		return EADDRINUSE;	/* mapped into the arena: the model cannot go on */
+	return 0;
+}
+
+/* The pages of the pn vmas of smaps that are rings. */
+static long ring_pn_kb(void)
+{
+	long kb = 0;
+	int i, j;
+
+	for (i = 0; i < nsnap; i++)
+		for (j = 0; j < RINGS; j++)
+			if (snap[i].pinned && (void *)snap[i].start == ring[j])
+				kb += (snap[i].end - snap[i].start) / 1024;
+	return kb;
 }
 
 static void unmap_page(int i)
@@ -100,7 +202,7 @@ static int predict_lock(const struct op *op, bool lock)
 	int i;
 
 	if (lock && limit >= 0 &&
-	    vmlck_pages() + op->n - count(locked, op->a, op->n) > limit)
+	    charged_pages() + op->n - count(locked, op->a, op->n) > limit)
 		return ENOMEM;
 	for (i = op->a; i < op->a + op->n; i++) {
 		if (!mapped[i])
@@ -119,7 +221,7 @@ static int predict(const struct op *op)
 	case OP_MAP:
 		if (count(mapped, op->a, op->n))
 			return EEXIST;
-		if (future && limit >= 0 && vmlck_pages() + op->n > limit)
+		if (future && limit >= 0 && charged_pages() + op->n > limit)
 			return EAGAIN;
 		for (i = op->a; i < op->a + op->n; i++) {
 			mapped[i] = true;
@@ -166,7 +268,7 @@ static int predict(const struct op *op)
 		/* grow in place */
 		if (op->a + op->n > e)
 			return EFAULT;
-		if (locked[op->a] && limit >= 0 && vmlck_pages() + op->b - op->n > limit)
+		if (locked[op->a] && limit >= 0 && charged_pages() + op->b - op->n > limit)
 			return EAGAIN;
 		if (op->a + op->n != e || count(mapped, e, op->a + op->b - e))
 			return ENOMEM;
@@ -229,6 +331,12 @@ static void random_op(struct op *op)
 		op->kind = OP_FORK;
 		return;
 	}
+	if (k < 11) {		/* map a ring, or unmap it if it is mapped */
+		op->kind = OP_RING;
+		op->a = rnd(RINGS);
+		op->n = !ring[op->a];
+		return;
+	}
 	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
@@ -253,6 +361,17 @@ static void letters(char *out)
 	out[ARENA_PAGES] = '\0';
 }
 
+/* The step as the history prints it. */
+static const char *step_text(const struct op *op)
+{
+	static char buf[32];
+
+	if (op->kind != OP_RING)
+		return op_text(op);
+	snprintf(buf, sizeof(buf), "%s ring %d", op->n ? "map" : "unmap", op->a);
+	return buf;
+}
+
 /* The one case: the random walk. */
 static const char *const cases[] = { "random_ops" };
 
@@ -267,7 +386,8 @@ int main(int argc, char **argv)
 	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
 	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
 	struct op history[HISTORY];
-	int done[OP_TOUCH + 1] = { 0 };
+	int done[OP_RING + 1] = { 0 }, refused = 0;
+	const char *kernel = getenv("VM_KERNEL");
 	long step, i;
 	struct totals t = { 0 };
 
@@ -284,17 +404,40 @@ int main(int argc, char **argv)
 		ksft_test_result_fail("%s\n", cases[0]);
 		return KSFT_FAIL;
 	}
-	ksft_print_msg("seed %llu, %ld steps, %s, RLIMIT_MEMLOCK %ld pages; replay with "
-		       "MODEL_SEED=%llu (scripts/userspace --seed %llu)\n", seed, steps,
-		       geteuid() ? "unprivileged" : "root", limit, seed, seed);
+	if (!kernel || (strcmp(kernel, "patched") && strcmp(kernel, "pristine"))) {
+		ksft_print_msg("VM_KERNEL is '%s': patched or pristine (scripts/userspace "
+			       "sets it)\n", kernel ? kernel : "");
+		ksft_test_result_fail("%s\n", cases[0]);
+		return KSFT_FAIL;
+	}
+	patched = !strcmp(kernel, "patched");
+	for (i = 0; i < RINGS; i++) {
+		ring_fd[i] = ring_open();
+		if (ring_fd[i] < 0) {
+			ksft_print_msg("perf_event_open: %s (the plan sets "
+				       "kernel/perf_event_paranoid=2)\n", strerror(errno));
+			ksft_test_result_fail("%s\n", cases[0]);
+			return KSFT_FAIL;
+		}
+	}
+	ksft_print_msg("seed %llu, %ld steps, %s kernel, %s, RLIMIT_MEMLOCK %ld pages, rings of "
+		       "%d pages; replay with MODEL_SEED=%llu (scripts/userspace --seed %llu)\n",
+		       seed, steps, kernel, geteuid() ? "unprivileged" : "root", limit,
+		       RING_PAGES, seed, seed);
 	for (step = 0; step < steps; step++) {
 		struct op *op = &history[step % HISTORY];
 		int expect, err;
 		const char *bad = NULL;
 
 		random_op(op);
-		expect = predict(op);
-		err = op_run(op);
+		if (op->kind == OP_RING) {
+			expect = predict_ring(op->a);
+			err = run_ring(op->a);
+			refused += err == EPERM || err == EAGAIN;
+		} else {
+			expect = predict(op);
+			err = op_run(op);
+		}
 		done[op->kind]++;
 		letters(want);
 		if (snapshot()) {
@@ -308,8 +451,10 @@ int main(int argc, char **argv)
 				bad = "arena";
 			else if (!totals_consistent(&t, why, sizeof(why)))
 				bad = "counters against smaps";
-			else if (t.vmpin_kb || t.pn_kb)
-				bad = "VmPin, with nothing pinned";
+			else if (t.vmpin_kb != rings_mapped() * RING_PAGES * page_size / 1024)
+				bad = "VmPin against the rings mapped";
+			else if (t.pn_kb != (patched ? t.vmpin_kb : 0) || ring_pn_kb() != t.pn_kb)
+				bad = "the pn vmas against the rings";
 			else if (!outside && t.vmlck_kb !=
 				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
 				bad = "VmLck against the model";
@@ -317,25 +462,30 @@ int main(int argc, char **argv)
 		if (!bad)
 			continue;
 		ksft_print_msg("step %ld of seed %llu: %s differs after '%s'\n", step, seed,
-			       bad, op_text(op));
+			       bad, step_text(op));
 		ksft_print_msg("  result %s, model %s\n", strerror(err), strerror(expect));
 		ksft_print_msg("  arena  %s\n", got);
 		ksft_print_msg("  model  %s\n", want);
 		ksft_print_msg("  VmLck %ld kB, VmPin %ld kB, smaps lo %ld kB, pn %ld kB\n",
 			       t.vmlck_kb, t.vmpin_kb, t.lo_kb, t.pn_kb);
 		for (i = step >= HISTORY ? step - HISTORY + 1 : 0; i <= step; i++)
-			ksft_print_msg("  step %ld: %s\n", i, op_text(&history[i % HISTORY]));
+			ksft_print_msg("  step %ld: %s\n", i, step_text(&history[i % HISTORY]));
 		ksft_test_result_fail("%s\n", cases[0]);
 		return KSFT_FAIL;
 	}
 	arena_reset();
+	for (i = 0; i < RINGS; i++)
+		if (ring[i])
+			run_ring(i);
 	read_totals(getpid(), &t);
 	ksft_print_msg("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
-		       "mremap %d, mlockall %d, munlockall %d, fork %d\n", done[OP_MAP],
-		       done[OP_UNMAP], done[OP_LOCK], done[OP_LOCK_ONFAULT], done[OP_UNLOCK],
-		       done[OP_PROTECT], done[OP_MREMAP], done[OP_MLOCKALL], done[OP_MUNLOCKALL],
-		       done[OP_FORK]);
-	ksft_print_msg("after munlockall and munmap: VmLck %ld kB, VmPin %ld kB\n",
+		       "mremap %d, mlockall %d, munlockall %d, fork %d, ring %d (%d maps refused "
+		       "for the limit)\n", done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
+		       done[OP_LOCK_ONFAULT], done[OP_UNLOCK], done[OP_PROTECT], done[OP_MREMAP],
+		       done[OP_MLOCKALL], done[OP_MUNLOCKALL], done[OP_FORK], done[OP_RING],
+		       refused);
+	ksft_print_msg("after munlockall and munmap of the arena and the rings: "
+		       "VmLck %ld kB, VmPin %ld kB\n",
 		       t.vmlck_kb, t.vmpin_kb);
 	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
