@@ -49,6 +49,7 @@ enum {
 	MUNMAP_RETURNS_THE_CHARGE,
 	MLOCK_AFTER_PERF_COUNTS_PINNED_VM,
 	MLOCK_AND_PERF_SHARE_THE_LIMIT,
+	BEYOND_THE_ALLOWANCE_WITH_EARLIER_BUFFERS,
 };
 
 static const char *const cases[] = {
@@ -60,6 +61,7 @@ static const char *const cases[] = {
 	[MUNMAP_RETURNS_THE_CHARGE] = "munmap_returns_the_charge",
 	[MLOCK_AFTER_PERF_COUNTS_PINNED_VM] = "mlock_after_perf_counts_pinned_vm",
 	[MLOCK_AND_PERF_SHARE_THE_LIMIT] = "mlock_and_perf_share_the_limit",
+	[BEYOND_THE_ALLOWANCE_WITH_EARLIER_BUFFERS] = "beyond_the_allowance_with_earlier_buffers",
 };
 
 static long kb(long pages)
@@ -189,6 +191,81 @@ static void mlock_after_perf(int fd, long limit, bool patched)
 		"of %ld: %s (expected %s)", patched ? "patched" : "pristine", pinned, limit, room,
 		within ? strerror(within) : "locked", room + 1,
 		over ? strerror(over) : "locked", patched ? "ENOMEM" : "locked");
+}
+
+#define SMALL_PAGES	5	/* 1 + 4 */
+
+/*
+ * Lock @locked pages, then map three buffers of SMALL_PAGES: the first
+ * within the allowance, the second across its end, the third all beyond
+ * it.  Return the errno of the third mmap (0: mapped); -1 if the setup
+ * failed.  Everything is unmapped and unlocked again.
+ */
+static int third_buffer(long locked)
+{
+	int fd[3], i, err = -1;
+	void *mem, *ring[3] = { MAP_FAILED, MAP_FAILED, MAP_FAILED };
+
+	mem = mmap(NULL, locked * page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -1;
+	if (mlock(mem, locked * page_size))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		fd[i] = perf_open();
+		if (fd[i] < 0)
+			break;
+		ring[i] = mmap(NULL, SMALL_PAGES * page_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd[i], 0);
+		if (ring[i] == MAP_FAILED) {
+			err = i == 2 ? errno : -1;
+			close(fd[i]);
+			break;
+		}
+	}
+	if (i == 3)
+		err = 0;
+	while (i--) {
+		munmap(ring[i], SMALL_PAGES * page_size);
+		close(fd[i]);
+	}
+out:
+	munmap(mem, locked * page_size);
+	return err;
+}
+
+/*
+ * The pages beyond the allowance are checked with the locked and pinned
+ * pages, less the allowance the user holds: buffers mapped earlier within
+ * the allowance do not count against them (as on the pristine kernel,
+ * which counts neither they nor the locked pages).  With the patched
+ * kernel the third buffer maps with exactly the room it needs and is
+ * refused with one page less; the pristine kernel maps it both times.
+ */
+static void beyond_the_allowance(long limit, long allowance, bool patched)
+{
+	const char *name = cases[BEYOND_THE_ALLOWANCE_WITH_EARLIER_BUFFERS];
+	long room, fits;
+	int at, over;
+
+	if (allowance < SMALL_PAGES || allowance >= 2 * SMALL_PAGES) {
+		pass_if(false, name, "the allowance is %ld pages: the row needs %d to %d "
+			"(the plan's perf_event_mlock_kb)", allowance, SMALL_PAGES,
+			2 * SMALL_PAGES - 1);
+		return;
+	}
+	/* at the third: locked + 2 buffers - allowance + a buffer <= limit */
+	room = limit - 3 * SMALL_PAGES + allowance;
+	at = third_buffer(room);
+	over = third_buffer(room + 1);
+	fits = patched ? over == EPERM : over == 0;
+	pass_if(at == 0 && fits, name, "%s kernel, allowance %ld pages, buffers of %d: "
+		"%ld pages locked, the third buffer %s; %ld locked: %s (expected %s)",
+		patched ? "patched" : "pristine", allowance, SMALL_PAGES, room,
+		at == 0 ? "mapped" : at < 0 ? "setup failed" : strerror(at), room + 1,
+		over == 0 ? "mapped" : over < 0 ? "setup failed" : strerror(over),
+		patched ? "mapped, then EPERM" : "mapped twice");
 }
 
 /* In the image exec started: no ring buffer and no pin. */
@@ -340,6 +417,8 @@ int main(int argc, char **argv)
 		     "root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
 		skip(cases[MLOCK_AND_PERF_SHARE_THE_LIMIT],
 		     "root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
+		skip(cases[BEYOND_THE_ALLOWANCE_WITH_EARLIER_BUFFERS],
+		     "root has CAP_IPC_LOCK: no limit to share (see the unprivileged run)");
 		close(fd);
 		return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 	}
@@ -379,6 +458,10 @@ int main(int argc, char **argv)
 		 t.vmlck_kb + t.vmpin_kb + kb(hidden) - kb(limit), kb(limit), kernel,
 		 patched ? "refused, or within the limit plus the allowance" : "past the limit");
 	pass_if(holds, cases[MLOCK_AND_PERF_SHARE_THE_LIMIT], "%s", seen);
+	if (ring != MAP_FAILED)
+		munmap(ring, RING_PAGES * page_size);
+	munmap(locked, (limit - 8) * page_size);
+	beyond_the_allowance(limit, allowance, patched);
 	close(fd);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }
