@@ -24,13 +24,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "kselftest.h"
@@ -92,20 +90,6 @@ static void skip(const char *name, const char *fmt, ...)
 	va_end(ap);
 	ksft_inc_xskip_cnt();
 	printf("ok %u %s # SKIP %s\n", ksft_test_num(), name, buf);
-}
-
-static int perf_open(void)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
-
-	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 }
 
 static long read_long(const char *path)

@@ -78,6 +78,13 @@ void arena_reset(void);
 /* The pages RLIMIT_MEMLOCK allows, or -1 for no limit (or CAP_IPC_LOCK). */
 long memlock_limit_pages(void);
 
+/*
+ * A software perf event of this process (PERF_COUNT_SW_DUMMY, disabled,
+ * exclude_kernel): mmap() of its fd maps a ring buffer, a long-term pin.
+ * Return: the fd, or -1 with errno set.
+ */
+int perf_open(void);
+
 /* Operations */
 
 enum op_kind {

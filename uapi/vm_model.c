@@ -29,12 +29,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "kselftest.h"
@@ -95,20 +93,6 @@ static int rings_mapped(void)
 	for (i = 0; i < RINGS; i++)
 		n += !!ring[i];
 	return n;
-}
-
-static int ring_open(void)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
-
-	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 }
 
 /*
@@ -412,7 +396,7 @@ int main(int argc, char **argv)
 	}
 	patched = !strcmp(kernel, "patched");
 	for (i = 0; i < RINGS; i++) {
-		ring_fd[i] = ring_open();
+		ring_fd[i] = perf_open();
 		if (ring_fd[i] < 0) {
 			ksft_print_msg("perf_event_open: %s (the plan sets "
 				       "kernel/perf_event_paranoid=2)\n", strerror(errno));
