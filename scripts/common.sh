@@ -80,6 +80,18 @@ arch_args() {
 	for o in $KCONFIG_ADD; do KARGS+=(--kconfig_add "$o"); done
 }
 
+# kunitconfig_args KUNITCONFIG: kunit.py's --kunitconfig options for it on
+# the arch load_arch read, into KCONF_ARGS: the file, and what its arch adds,
+# DIR/ARCH/NAME beside DIR/NAME, if there is one (x86_64's drivers that only
+# build there, such as qib and hfi1).
+kunitconfig_args() {
+	local extra
+	extra=$(dirname "$1")/$ARCH/$(basename "$1")
+	KCONF_ARGS=(--kunitconfig "$1")
+	[ -f "$extra" ] && KCONF_ARGS+=(--kunitconfig "$extra")
+	return 0
+}
+
 # digest FILE...: a short digest of the installed linux-source-6.1 version
 # and the contents of the files given (relative to the checkout).  The tree
 # records the digest of what made it, each build directory the digest of what
@@ -99,8 +111,10 @@ tree_digest() {
 # build_digest KUNITCONFIG ARCH: the digest of what the patched kernel of
 # that kunitconfig and arch is built from.
 build_digest() {
+	local extra=()
+	[ -f "$TOP/kunitconfigs/$2/$1.kunitconfig" ] && extra=("kunitconfigs/$2/$1.kunitconfig")
 	digest src-patches kunit scripts/prepare "kunitconfigs/$1.kunitconfig" \
-		"arch-matrix/$2.conf"
+		"arch-matrix/$2.conf" "${extra[@]}"
 }
 
 # kunit_build SRC BDIR KUNITCONFIG DIGEST: build the KUnit kernel of the tree
@@ -130,8 +144,9 @@ kunit_build() {
 	) 3>&- &
 	progress=$!
 	arch_args
+	kunitconfig_args "$kconf"
 	python3 "$src/tools/testing/kunit/kunit.py" build --build_dir "$bdir" \
-		--kunitconfig "$kconf" "${KARGS[@]}" --jobs "$(nproc)" \
+		"${KCONF_ARGS[@]}" "${KARGS[@]}" --jobs "$(nproc)" \
 		--make_options "CC=ccache ${CROSS_COMPILE}gcc" || brc=$?
 	kill "$progress"
 	wait "$progress" 2>/dev/null || true

@@ -138,6 +138,18 @@ class CParsingTest(unittest.TestCase):
             with self.assertRaises(expected.SourceError):
                 expected.kunit_expected(d, 'missing')
 
+    def test_arch_kunitconfig_adds_suites(self):
+        off = KUNIT_H.replace('CONFIG_DEMO', 'CONFIG_OFF').replace('"demo"', '"off"')
+        with tempfile.TemporaryDirectory() as d:
+            put(d, 'kunit/demo_test.h', KUNIT_H)
+            put(d, 'kunit/off_test.h', off)
+            put(d, 'kunitconfigs/a.kunitconfig', 'CONFIG_DEMO_KUNIT_TEST=y\n')
+            put(d, 'kunitconfigs/x86_64/a.kunitconfig', 'CONFIG_OFF_KUNIT_TEST=y\n')
+            self.assertEqual(set(expected.kunit_expected(d, 'a', 'x86_64')),
+                             {'demo', 'off'})
+            self.assertEqual(set(expected.kunit_expected(d, 'a', 'arm64')), {'demo'})
+            self.assertEqual(set(expected.kunit_expected(d, 'a')), {'demo'})
+
 
 PLAN = textwrap.dedent('''\
     # case  SUITE NAME USER MEMLOCK TIMEOUT SYSCTL COMMAND [ARG...]
@@ -201,6 +213,10 @@ class RealSourcesTest(unittest.TestCase):
         self.assertEqual(len(names), len(set(names)), 'case names repeat')
         mm = expected.kunit_expected(TOP, 'mm')
         self.assertIn('mm_pin_mremap', mm)
+        # qib and hfi1 build on x86_64 alone
+        self.assertNotIn('hfi1_user_pages', mm)
+        self.assertIn('hfi1_user_pages', expected.kunit_expected(TOP, 'mm', 'x86_64'))
+        self.assertNotIn('qib_user_pages', expected.kunit_expected(TOP, 'mm', 'arm64'))
         self.assertTrue(set(mm) <= set(suites))
         self.assertTrue(any('.mm_pin_transition.' in c for c in mm['mm_pin']))
 

@@ -213,13 +213,18 @@ def kunitconfig_symbols(path):
                                      for line in f) if m}
 
 
-def kunit_expected(root, kunitconfig):
-    """suite -> [case names] expected in a run of kunitconfigs/NAME."""
+def kunit_expected(root, kunitconfig, arch=None):
+    """suite -> [case names] expected in a run of kunitconfigs/NAME, with
+    what kunitconfigs/ARCH/NAME adds on that arch, if there is one."""
     path = os.path.join(root, 'kunitconfigs', f'{kunitconfig}.kunitconfig')
     try:
         enabled = kunitconfig_symbols(path)
     except OSError as e:
         raise SourceError(f'{path}: {e.strerror}') from None
+    extra = arch and os.path.join(root, 'kunitconfigs', arch,
+                                  f'{kunitconfig}.kunitconfig')
+    if extra and os.path.exists(extra):
+        enabled |= kunitconfig_symbols(extra)
     return {suite: cases for suite, (config, cases)
             in kunit_suites(os.path.join(root, 'kunit')).items()
             if config in enabled}

@@ -145,12 +145,13 @@ def summarise(results_dir, arches, configs, kernels=(), sources='.', out=print):
     problems, regressed = [], []
     reg_count = reg_added = 0
     patched = [k for k in kernels if k != BASELINE]
-    want_kunit = {cfg: expected.kunit_expected(sources, cfg) for cfg in configs}
+    want_kunit = {(cfg, arch): expected.kunit_expected(sources, cfg, arch)
+                  for cfg in configs for arch in arches}
     want_user = expected.userspace_expected(sources) if kernels else {}
     for arch in arches:
         runs = {}
         for name, want, plan_end in \
-                [(cfg, want_kunit[cfg], False) for cfg in configs] + \
+                [(cfg, want_kunit[cfg, arch], False) for cfg in configs] + \
                 [(f'userspace-{k}', want_user, True) for k in kernels]:
             is_base = name == f'userspace-{BASELINE}'
             run = runs[name] = check_run(os.path.join(results_dir, arch, name),
