@@ -188,6 +188,12 @@ void mm_test_setup(struct kunit *test, unsigned long base, const char *from)
 					       pages), from);
 }
 
+/* Wait for the pins mm_munpin_async() left to mm_pin_wq. */
+void mm_test_flush_pins(void)
+{
+	flush_workqueue(mm_pin_wq);
+}
+
 #endif /* _MM_TEST_OPS_H */
 
 #endif /* CONFIG_MM_KUNIT_TEST_OPS */

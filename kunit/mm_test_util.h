@@ -110,6 +110,7 @@ static inline void mm_test_desc(const char *name, char *desc)
 long mm_test_do_op(struct kunit *test, const struct mm_test_op *op,
 		   unsigned long base);
 void mm_test_setup(struct kunit *test, unsigned long base, const char *from);
+void mm_test_flush_pins(void);
 
 static inline struct mm_test *mm_test(struct kunit *test)
 {

@@ -35,9 +35,7 @@
 #define _UMEM_TEST_H
 
 #include <kunit/test.h>
-#include <linux/anon_inodes.h>
-#include <linux/shmem_fs.h>
-#include "../../../mm/mm_test_util.h"
+#include "../../../mm/mm_test_mappings.h"
 
 /* No dma_device: ib_uses_virt_dma(), as for rxe. */
 static struct ib_device ib_umem_test_dev;
@@ -239,69 +237,9 @@ static void ib_umem_sequence(struct kunit *test)
 
 /* --- The kinds of mappings: nothing that registered before may fail --- */
 
-/*
- * A driver's mapping, for the rows of special mappings: with struct pages
- * given by its fault handler (VM_DONTEXPAND | VM_MIXEDMAP, as a DRM or a
- * perf buffer), or without them (remap_pfn_range(): VM_IO | VM_PFNMAP).
- */
-struct ib_umem_drv {
-	bool pfnmap;
-	struct page *pages;	/* MM_TEST_PAGES, contiguous */
-};
-
-static vm_fault_t ib_umem_drv_fault(struct vm_fault *vmf)
-{
-	struct ib_umem_drv *drv = vmf->vma->vm_file->private_data;
-
-	if (vmf->pgoff >= MM_TEST_PAGES)
-		return VM_FAULT_SIGBUS;
-	vmf->page = drv->pages + vmf->pgoff;
-	get_page(vmf->page);
-	vmf->page->mapping = vmf->vma->vm_file->f_mapping;
-	vmf->page->index = vmf->pgoff;
-	return 0;
-}
-
-static const struct vm_operations_struct ib_umem_drv_vmops = {
-	.fault = ib_umem_drv_fault,
-};
-
-static int ib_umem_drv_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct ib_umem_drv *drv = file->private_data;
-
-	if (drv->pfnmap)
-		return remap_pfn_range(vma, vma->vm_start, page_to_pfn(drv->pages),
-				       vma->vm_end - vma->vm_start, vma->vm_page_prot);
-	vma->vm_flags |= VM_DONTEXPAND | VM_MIXEDMAP;
-	vma->vm_ops = &ib_umem_drv_vmops;
-	return 0;
-}
-
-static const struct file_operations ib_umem_drv_fops = {
-	.mmap = ib_umem_drv_mmap,
-};
-
-enum ib_umem_map_kind {
-	UMAP_PRIVATE_ANON,
-	UMAP_SHARED_ANON,
-	UMAP_MEMFD,
-	UMAP_SHARED_FILE,
-	UMAP_PRIVATE_FILE,
-	UMAP_READ_ONLY,
-	UMAP_HUGETLB,
-	UMAP_LOCKED,
-	UMAP_PROT_NONE,
-	UMAP_PFNMAP,
-	UMAP_DRIVER_PAGES,
-	UMAP_HOLE,
-	UMAP_TWO_VMAS,
-	UMAP_STACK,
-};
-
 struct ib_umem_mapping {
 	const char *name;
-	enum ib_umem_map_kind kind;
+	enum mm_test_map_kind kind;
 	int access;		/* IB_ACCESS_* of the registration */
 	int pristine;		/* what 6.1's ib_umem_get() returns */
 	int patched;		/* and with the series */
@@ -314,36 +252,36 @@ static const struct ib_umem_mapping ib_umem_mappings[] = {
 	 * name                 mapping            access  pristine  patched
 	 *                                                   marked  charged
 	 */
-	{ "private_anon",	UMAP_PRIVATE_ANON,	RW,	0,	0,
+	{ "private_anon",	MM_MAP_PRIVATE_ANON,	RW,	0,	0,
 								'P',	8 },
-	{ "shared_anon",	UMAP_SHARED_ANON,	RW,	0,	0,
+	{ "shared_anon",	MM_MAP_SHARED_ANON,	RW,	0,	0,
 								'P',	8 },
-	{ "memfd",		UMAP_MEMFD,		RW,	0,	0,
+	{ "memfd",		MM_MAP_MEMFD,		RW,	0,	0,
 								'P',	8 },
-	{ "shared_file",	UMAP_SHARED_FILE,	RW,	0,	0,
+	{ "shared_file",	MM_MAP_SHARED_FILE,	RW,	0,	0,
 								'P',	8 },
-	{ "private_file",	UMAP_PRIVATE_FILE,	RW,	0,	0,
+	{ "private_file",	MM_MAP_PRIVATE_FILE,	RW,	0,	0,
 								'P',	8 },
-	{ "read_only",		UMAP_READ_ONLY,		0,	0,	0,
+	{ "read_only",		MM_MAP_READ_ONLY,		0,	0,	0,
 								'P',	8 },
 	/* 8 base pages of one 2 MiB page: the whole huge page is marked */
-	{ "hugetlb",		UMAP_HUGETLB,		RW,	0,	0,
+	{ "hugetlb",		MM_MAP_HUGETLB,		RW,	0,	0,
 								'P',	8 },
-	{ "map_locked",		UMAP_LOCKED,		RW,	0,	0,
+	{ "map_locked",		MM_MAP_LOCKED,		RW,	0,	0,
 								'P',	8 },
-	{ "prot_none",		UMAP_PROT_NONE,		RW,	-EFAULT, -EFAULT,
+	{ "prot_none",		MM_MAP_PROT_NONE,		RW,	-EFAULT, -EFAULT,
 								'.',	0 },
-	{ "vm_io_pfnmap",	UMAP_PFNMAP,		RW,	-EFAULT, -EFAULT,
+	{ "vm_io_pfnmap",	MM_MAP_PFNMAP,		RW,	-EFAULT, -EFAULT,
 								'.',	0 },
 	/* mm_mpin() refuses it: charged unmarked, as before */
-	{ "driver_pages",	UMAP_DRIVER_PAGES,	RW,	0,	0,
+	{ "driver_pages",	MM_MAP_DRIVER_PAGES,	RW,	0,	0,
 								'.',	8 },
-	{ "hole",		UMAP_HOLE,		RW,	-EFAULT, -EFAULT,
+	{ "hole",		MM_MAP_HOLE,		RW,	-EFAULT, -EFAULT,
 								'.',	0 },
-	{ "two_vmas",		UMAP_TWO_VMAS,		RW,	0,	0,
+	{ "two_vmas",		MM_MAP_TWO_VMAS,		RW,	0,	0,
 								'P',	8 },
 	/* mm_mpin() refuses a stack that grows: charged unmarked */
-	{ "stack",		UMAP_STACK,		RW,	0,	0,
+	{ "stack",		MM_MAP_STACK,		RW,	0,	0,
 								'.',	8 },
 };
 
@@ -353,91 +291,6 @@ static void ib_umem_mapping_desc(const struct ib_umem_mapping *m, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(ib_umem_mapping, ib_umem_mappings, ib_umem_mapping_desc);
-
-/*
- * Map MM_TEST_PAGES pages of the row's kind; the file or the driver that
- * backs them, if any, in *file.  Return: the address, or -errno.
- */
-static long ib_umem_map(const struct ib_umem_mapping *m, struct ib_umem_drv *drv,
-			struct file **file)
-{
-	unsigned long len = MM_TEST_PAGES * PAGE_SIZE, addr;
-	int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	loff_t pos = 0;
-	void *zero;
-
-	*file = NULL;
-	switch (m->kind) {
-	case UMAP_SHARED_ANON:
-		flags = MAP_SHARED | MAP_ANONYMOUS;
-		break;
-	case UMAP_MEMFD:
-		*file = shmem_kernel_file_setup("ib_umem_test", len, 0);
-		flags = MAP_SHARED;
-		break;
-	case UMAP_SHARED_FILE:
-	case UMAP_PRIVATE_FILE:
-		/* A file of the rootfs: ramfs in these kernels (no TMPFS). */
-		*file = filp_open("/ib_umem_test", O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (IS_ERR(*file))
-			break;
-		zero = kzalloc(len, GFP_KERNEL);
-		if (!zero || kernel_write(*file, zero, len, &pos) != len) {
-			kfree(zero);
-			fput(*file);
-			*file = ERR_PTR(-EIO);
-			break;
-		}
-		kfree(zero);
-		flags = m->kind == UMAP_SHARED_FILE ? MAP_SHARED : MAP_PRIVATE;
-		break;
-	case UMAP_READ_ONLY:
-		prot = PROT_READ;
-		break;
-	case UMAP_HUGETLB:
-		len = HPAGE_SIZE;
-		flags |= MAP_HUGETLB;
-		break;
-	case UMAP_LOCKED:
-		flags |= MAP_LOCKED;
-		break;
-	case UMAP_PROT_NONE:
-		prot = PROT_NONE;
-		break;
-	case UMAP_PFNMAP:
-	case UMAP_DRIVER_PAGES:
-		drv->pfnmap = m->kind == UMAP_PFNMAP;
-		drv->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, ilog2(MM_TEST_PAGES));
-		if (!drv->pages)
-			return -ENOMEM;
-		/* A reference of its own on each page, as the fault takes one. */
-		split_page(drv->pages, ilog2(MM_TEST_PAGES));
-		*file = anon_inode_getfile("[ib_umem_drv]", &ib_umem_drv_fops, drv, O_RDWR);
-		flags = MAP_SHARED;
-		break;
-	case UMAP_STACK:
-		flags |= MAP_GROWSDOWN;
-		break;
-	default:
-		break;
-	}
-	if (IS_ERR(*file)) {
-		addr = PTR_ERR(*file);
-		*file = NULL;
-		return addr;
-	}
-	addr = vm_mmap(*file, 0, len, prot, flags | (prot != PROT_NONE ? MAP_POPULATE : 0), 0);
-	if (IS_ERR_VALUE(addr))
-		return addr;
-	if (m->kind == UMAP_HOLE)
-		vm_munmap(addr + len / 2, len / 2);
-	/* private anonymous, then shared anonymous: two vmas */
-	if (m->kind == UMAP_TWO_VMAS &&
-	    IS_ERR_VALUE(vm_mmap(NULL, addr + len / 2, len / 2, prot,
-				 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, 0)))
-		return -ENOMEM;
-	return addr;
-}
 
 /*
  * What the pristine ib_umem_get() returns for the range, measured: after
@@ -472,31 +325,26 @@ static void ib_umem_mapping(struct kunit *test)
 {
 	const struct ib_umem_mapping *m = test->param_value;
 	struct mm_struct *mm = mm_test(test)->mm;
+	unsigned long len = MM_TEST_PAGES * PAGE_SIZE;
+	struct mm_test_drv drv = { .pages = NULL };
 	struct ib_umem *umem = NULL;
-	struct ib_umem_drv drv = { .pages = NULL };
-	unsigned long npages = MM_TEST_PAGES;
-	struct vm_area_struct *vma;
 	long addr, pristine, ret;
 	struct file *file;
-	int i, marked = 0;
+	int marked;
 
-	addr = ib_umem_map(m, &drv, &file);
+	addr = mm_test_map_kind(m->kind, &drv, &file);
 	KUNIT_ASSERT_GE_MSG(test, addr, 0L, "mapping the row's memory");
 
-	pristine = ib_umem_pristine(addr, npages, m->access);
+	pristine = ib_umem_pristine(addr, MM_TEST_PAGES, m->access);
 	KUNIT_EXPECT_EQ_MSG(test, pristine, (long)m->pristine,
 			    "the pristine path (pin_user_pages_fast())");
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
 
-	ret = ib_umem_test_reg(&umem, addr, npages * PAGE_SIZE, m->access);
+	ret = ib_umem_test_reg(&umem, addr, len, m->access);
 	KUNIT_EXPECT_EQ(test, ret, (long)m->patched);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), (s64)m->charged);
-	mmap_read_lock(mm);
-	for (vma = find_vma(mm, addr); vma && vma->vm_start < addr + npages * PAGE_SIZE;
-	     vma = find_vma(mm, vma->vm_end))
-		marked |= vma->vm_flags & VM_PINNED ? 1 : 2;
-	mmap_read_unlock(mm);
 	/* 1: every vma of the range marked, 2: none, 3: some */
+	marked = mm_test_marked(mm, addr, len);
 	KUNIT_EXPECT_EQ_MSG(test, marked, m->marked == 'P' ? 1 : 2,
 			    "VM_PINNED on the vmas of the range");
 	kunit_info(test, "ib_umem %s: pristine %ld, patched %ld, %s, %lld pages charged\n",
@@ -508,13 +356,7 @@ static void ib_umem_mapping(struct kunit *test)
 	ib_umem_release(umem);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
 	mm_test_expect_consistent(test, mm);
-	vm_munmap(addr, m->kind == UMAP_HUGETLB ? HPAGE_SIZE : npages * PAGE_SIZE);
-	if (file)
-		fput(file);
-	for (i = 0; drv.pages && i < MM_TEST_PAGES; i++) {
-		drv.pages[i].mapping = NULL;
-		__free_page(drv.pages + i);
-	}
+	mm_test_unmap_kind(m->kind, addr, &drv, file);
 }
 
 /* --- Lifetime --- */
