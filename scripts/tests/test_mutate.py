@@ -64,6 +64,10 @@ class MutantsTest(unittest.TestCase):
                 files = re.findall(r'^\+\+\+ b/(\S+)$', diff, re.M)
                 self.assertEqual(len(files), 1, files)
                 self.assertTrue(files[0].endswith('.c'), files[0])
+                arches = re.search(r'^ARCHES: (.*)$', header, re.M)
+                known = os.listdir(os.path.join(TOP, 'arch-matrix'))
+                for a in arches.group(1).split() if arches else []:
+                    self.assertIn(f'{a}.conf', known, f'ARCHES: {a}')
 
 
 if __name__ == '__main__':
