@@ -393,7 +393,8 @@ int main(int argc, char **argv)
 	ring = mremap_moves_the_pin(ring, patched);
 
 	munmap(ring, RING_PAGES * page_size);
-	pass_if(!read_totals(getpid(), &t) && t.vmpin_kb == 0 && t.pn_kb == 0,
+	status = read_totals(getpid(), &t);
+	pass_if(!status && t.vmpin_kb == 0 && t.pn_kb == 0,
 		cases[MUNMAP_RETURNS_THE_CHARGE], "VmPin %ld kB after munmap", t.vmpin_kb);
 
 	if (limit < 0) {

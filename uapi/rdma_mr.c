@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA memory registrations seen from a process: ibv_reg_mr() through the
+ * uverbs ABI on a soft-RoCE (rxe) device, which this program creates itself
+ * (a dummy netdev over rtnetlink, the rxe link over RDMA netlink, no
+ * iproute2), with Debian's rdma-core linked in statically.  rxe registers
+ * through ib_umem_get(), the pinner patch 13 converts.
+ *
+ * Each kernel is held to what it must do (VM_KERNEL: patched or pristine).
+ * Both charge a registration to VmPin and give it back at deregistration;
+ * neither gives the child of fork any.  The patched kernel also marks the
+ * registered range "pn" in smaps and charges it under the RLIMIT_MEMLOCK
+ * the process's locked pages use, so mlock and registrations share one
+ * limit; the pristine kernel checks each against the limit alone.  The
+ * last row combines mlock, perf ring buffers and registrations under a
+ * 1 MiB limit and prints how much the process held: within the limit plus
+ * perf's allowance on the patched kernel, past it on the pristine one.
+ *
+ * It runs as root (to make the devices); the rows that need a limit run in
+ * a child that becomes nobody (uid 65534, no capabilities) with its own
+ * RLIMIT_MEMLOCK.
+ *
+ * uapi-ldlibs: -libverbs -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
+ */
+#define _GNU_SOURCE
+#define RDMA_STATIC_PROVIDERS rxe
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+#include <infiniband/verbs.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest.h"
+#include "vm_accounting.h"
+
+#define NETDEV		"vmpin0"
+#define RXE		"rxe_vmpin"
+#define MR_PAGES	16
+#define SHARE_LIMIT	24	/* pages, for the rows of the shared limit */
+#define BYPASS_LIMIT	256	/* pages: 1 MiB of 4 kB pages */
+#define RING_PAGES	5	/* a perf ring buffer: 1 + 4 pages */
+#define NOBODY		65534
+
+enum {
+	RXE_DEVICE_CREATED,
+	MR_REGISTERS,
+	VMPIN_IS_THE_MR,
+	FORK_CHILD_HAS_NO_PIN,
+	DEREG_RETURNS_THE_CHARGE,
+	EXIT_WITH_THE_MR_REGISTERED,
+	MLOCK_AND_MR_SHARE_THE_LIMIT,
+	MLOCK_AFTER_MR_COUNTS_THE_MR,
+	MLOCK_PERF_AND_MRS_UNDER_ONE_LIMIT,
+};
+
+static const char *const cases[] = {
+	[RXE_DEVICE_CREATED] = "rxe_device_created",
+	[MR_REGISTERS] = "mr_registers",
+	[VMPIN_IS_THE_MR] = "vmpin_is_the_mr",
+	[FORK_CHILD_HAS_NO_PIN] = "fork_child_has_no_pin",
+	[DEREG_RETURNS_THE_CHARGE] = "dereg_returns_the_charge",
+	[EXIT_WITH_THE_MR_REGISTERED] = "exit_with_the_mr_registered",
+	[MLOCK_AND_MR_SHARE_THE_LIMIT] = "mlock_and_mr_share_the_limit",
+	[MLOCK_AFTER_MR_COUNTS_THE_MR] = "mlock_after_mr_counts_the_mr",
+	[MLOCK_PERF_AND_MRS_UNDER_ONE_LIMIT] = "mlock_perf_and_mrs_under_one_limit",
+};
+
+static bool patched;
+
+static long kb(long pages)
+{
+	return pages * page_size / 1024;
+}
+
+static void pass_if(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("%s: %s\n", name, buf);
+	ksft_test_result(ok, "%s\n", name);
+}
+
+/* --- Making the devices: netlink, sysfs, the uverbs node --- */
+
+static void put_attr(struct nlmsghdr *h, unsigned short type, const void *data, int len)
+{
+	struct nlattr *a = (void *)h + NLMSG_ALIGN(h->nlmsg_len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* Send one request on a netlink socket of proto; 0 or its -errno. */
+static int nl_request(int proto, struct nlmsghdr *h)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[4096];
+	int fd, n, ret = -EIO;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return -errno;
+	h->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	h->nlmsg_seq = 1;
+	if (sendto(fd, h, h->nlmsg_len, 0, (void *)&kernel, sizeof(kernel)) < 0) {
+		ret = -errno;
+	} else {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n >= (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
+		    ((struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR)
+			ret = ((struct nlmsgerr *)NLMSG_DATA(buf))->error;
+	}
+	close(fd);
+	return ret;
+}
+
+/* The dummy netdev rxe runs over, up. */
+static int make_netdev(void)
+{
+	union { struct nlmsghdr h; char buf[512]; } m = { 0 };
+	struct ifinfomsg *ifi = NLMSG_DATA(&m.h);
+	struct nlattr *info;
+	int ret;
+
+	m.h.nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
+	m.h.nlmsg_type = RTM_NEWLINK;
+	m.h.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	put_attr(&m.h, IFLA_IFNAME, NETDEV, sizeof(NETDEV));
+	info = (void *)&m.h + m.h.nlmsg_len;
+	put_attr(&m.h, IFLA_LINKINFO, NULL, 0);
+	put_attr(&m.h, IFLA_INFO_KIND, "dummy", sizeof("dummy"));
+	info->nla_len = (void *)&m.h + m.h.nlmsg_len - (void *)info;
+	info->nla_type |= NLA_F_NESTED;
+	ret = nl_request(NETLINK_ROUTE, &m.h);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* The rxe device on it, as "rdma link add" makes it. */
+static int make_rxe(void)
+{
+	union { struct nlmsghdr h; char buf[512]; } m = { 0 };
+	int ret;
+
+	m.h.nlmsg_len = NLMSG_LENGTH(0);
+	m.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK);
+	put_attr(&m.h, RDMA_NLDEV_ATTR_DEV_NAME, RXE, sizeof(RXE));
+	put_attr(&m.h, RDMA_NLDEV_ATTR_LINK_TYPE, "rxe", sizeof("rxe"));
+	put_attr(&m.h, RDMA_NLDEV_ATTR_NDEV_NAME, NETDEV, sizeof(NETDEV));
+	ret = nl_request(NETLINK_RDMA, &m.h);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* sysfs, and /dev/infiniband/uverbs0 for everyone (no devtmpfs here). */
+static int make_nodes(char *why, size_t len)
+{
+	unsigned int major, minor;
+	FILE *f;
+
+	mkdir("/sys", 0755);
+	if (access("/sys/class", F_OK) && mount("sysfs", "/sys", "sysfs", 0, NULL)) {
+		snprintf(why, len, "mount sysfs: %s", strerror(errno));
+		return -1;
+	}
+	f = fopen("/sys/class/infiniband_verbs/uverbs0/dev", "r");
+	if (!f || fscanf(f, "%u:%u", &major, &minor) != 2) {
+		snprintf(why, len, "/sys/class/infiniband_verbs/uverbs0/dev: %s",
+			 f ? "unreadable" : strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	mkdir("/dev/infiniband", 0755);
+	unlink("/dev/infiniband/uverbs0");
+	if (mknod("/dev/infiniband/uverbs0", S_IFCHR | 0666, makedev(major, minor)) ||
+	    chmod("/dev/infiniband/uverbs0", 0666)) {
+		snprintf(why, len, "mknod /dev/infiniband/uverbs0: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --- Verbs --- */
+
+struct verbs {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+};
+
+static int verbs_open(struct verbs *v)
+{
+	struct ibv_device **list;
+	int i, n;
+
+	v->ctx = NULL;
+	v->pd = NULL;
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return -1;
+	for (i = 0; i < n && !v->ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), RXE))
+			v->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (v->ctx)
+		v->pd = ibv_alloc_pd(v->ctx);
+	if (!v->pd) {
+		if (v->ctx)
+			ibv_close_device(v->ctx);
+		if (!errno)
+			errno = ENODEV;
+		return -1;
+	}
+	return 0;
+}
+
+static void verbs_close(struct verbs *v)
+{
+	ibv_dealloc_pd(v->pd);
+	ibv_close_device(v->ctx);
+}
+
+static void *map_pages(long pages)
+{
+	void *mem = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+/* Register pages of mem; the MR, or NULL with errno set. */
+static struct ibv_mr *reg(struct verbs *v, void *mem, long pages)
+{
+	return ibv_reg_mr(v->pd, mem, pages * page_size, IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* Is the vma at addr pinned ("pn") in smaps?  -1: no vma there. */
+static int vma_pinned(void *addr)
+{
+	static struct vma v[MAX_VMAS];
+	int i, n = read_smaps(getpid(), v, MAX_VMAS);
+
+	for (i = 0; i < n; i++)
+		if (v[i].start <= (unsigned long)addr && (unsigned long)addr < v[i].end)
+			return v[i].pinned;
+	return -1;
+}
+
+/*
+ * Become nobody with RLIMIT_MEMLOCK of limit pages, in a child; run fn
+ * there and return its exit status (0 pass, 1 fail; its messages are its
+ * own), or -1.
+ */
+static int as_nobody(long limit, int (*fn)(long limit))
+{
+	struct rlimit r = { limit * page_size, limit * page_size };
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		if (setrlimit(RLIMIT_MEMLOCK, &r) || setgroups(0, NULL) ||
+		    setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY)) {
+			ksft_print_msg("becoming nobody: %s\n", strerror(errno));
+			_exit(1);
+		}
+		_exit(fn(limit));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* errno of mlock(2) of the first pages of mem, 0 if it locked them. */
+static int mlock_err(void *mem, long pages)
+{
+	int err = mlock(mem, pages * page_size) ? errno : 0;
+
+	munlock(mem, pages * page_size);
+	return err;
+}
+
+/*
+ * Half the limit locked, then a registration of the other half fits, and
+ * one of a page more is refused on the patched kernel (ENOMEM); the
+ * pristine kernel registers it, the locked pages not counted.
+ */
+static int mlock_and_mr(long limit)
+{
+	long locked = limit / 2, room = limit - locked;
+	struct ibv_mr *within, *over;
+	int err_within, err_over;
+	struct verbs v;
+	char *mem;
+
+	mem = map_pages(limit + 1);
+	if (!mem || verbs_open(&v) || mlock(mem, locked * page_size)) {
+		ksft_print_msg("setup: %s\n", strerror(errno));
+		return 1;
+	}
+	within = reg(&v, mem + locked * page_size, room);
+	err_within = within ? 0 : errno;
+	if (within)
+		ibv_dereg_mr(within);
+	over = reg(&v, mem + locked * page_size, room + 1);
+	err_over = over ? 0 : errno;
+	if (over)
+		ibv_dereg_mr(over);
+	verbs_close(&v);
+	ksft_print_msg("%s kernel, RLIMIT_MEMLOCK %ld pages, %ld locked: registration of %ld "
+		       "pages: %s, of %ld: %s (expected %s)\n", patched ? "patched" : "pristine",
+		       limit, locked, room, err_within ? strerror(err_within) : "registered",
+		       room + 1, err_over ? strerror(err_over) : "registered",
+		       patched ? "ENOMEM" : "registered");
+	return err_within || err_over != (patched ? ENOMEM : 0);
+}
+
+/* A registration first, then mlock: the MR's pages count for mlock. */
+static int mlock_after_mr(long limit)
+{
+	long registered = limit / 2, room = limit - registered;
+	struct ibv_mr *mr;
+	int within, over;
+	struct verbs v;
+	char *mem, *other;
+
+	mem = map_pages(registered);
+	other = map_pages(room + 1);
+	if (!mem || !other || verbs_open(&v)) {
+		ksft_print_msg("setup: %s\n", strerror(errno));
+		return 1;
+	}
+	mr = reg(&v, mem, registered);
+	if (!mr) {
+		ksft_print_msg("registration of %ld pages: %s\n", registered, strerror(errno));
+		return 1;
+	}
+	within = mlock_err(other, room);
+	over = mlock_err(other, room + 1);
+	ibv_dereg_mr(mr);
+	verbs_close(&v);
+	ksft_print_msg("%s kernel, RLIMIT_MEMLOCK %ld pages, %ld registered: mlock of %ld "
+		       "pages: %s, of %ld: %s (expected %s)\n", patched ? "patched" : "pristine",
+		       limit, registered, room, within ? strerror(within) : "locked", room + 1,
+		       over ? strerror(over) : "locked", patched ? "ENOMEM" : "locked");
+	return within || over != (patched ? ENOMEM : 0);
+}
+
+static long perf_allowance(void)
+{
+	long mlock_kb = -1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &mlock_kb) != 1)
+			mlock_kb = -1;
+		fclose(f);
+	}
+	return mlock_kb < 0 ? -1 : mlock_kb * 1024 / page_size * sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * Take as much as each way allows, in turn: mlock (a page at a time),
+ * registrations of MR_PAGES, then perf ring buffers of RING_PAGES
+ * (smaller than perf's allowance, so the first fits in it); count what the
+ * process holds of each.  The
+ * patched kernel must keep the total within the limit plus perf's
+ * allowance; on the pristine kernel the program measures how far past the
+ * limit it gets.
+ */
+#define MAX_RINGS	128
+#define MAX_MRS		256
+
+static int everything(long limit)
+{
+	long allowance = perf_allowance(), locked = 0, rings = 0, mrs = 0, held, bound;
+	long cap = 4 * limit;
+	struct ibv_mr *mr[MAX_MRS];
+	void *ring[MAX_RINGS];
+	int fd[MAX_RINGS];
+	struct verbs v;
+	char *lock, *reg_mem;
+
+	lock = mmap(NULL, cap * page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg_mem = map_pages(MAX_MRS * MR_PAGES);
+	if (lock == MAP_FAILED || !reg_mem || allowance < 0 || verbs_open(&v)) {
+		ksft_print_msg("setup: %s\n", strerror(errno));
+		return 1;
+	}
+	while (locked < cap && !mlock(lock + locked * page_size, page_size))
+		locked++;
+	while (mrs < MAX_MRS) {
+		mr[mrs] = reg(&v, reg_mem + mrs * MR_PAGES * page_size, MR_PAGES);
+		if (!mr[mrs])
+			break;
+		mrs++;
+	}
+	while (rings < MAX_RINGS) {
+		fd[rings] = perf_open();
+		if (fd[rings] < 0)
+			break;
+		ring[rings] = mmap(NULL, RING_PAGES * page_size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd[rings], 0);
+		if (ring[rings] == MAP_FAILED) {
+			close(fd[rings]);
+			break;
+		}
+		rings++;
+	}
+	held = locked + rings * RING_PAGES + mrs * MR_PAGES;
+	bound = limit + allowance;
+	ksft_print_msg("%s kernel, unprivileged, RLIMIT_MEMLOCK %ld kB, perf allowance %ld kB: "
+		       "mlock %ld kB, %ld MRs %ld kB, %ld perf ring buffers %ld kB: %ld kB held, "
+		       "%+ld kB against the limit, %+ld kB against the limit and the allowance "
+		       "(expected %s)\n", patched ? "patched" : "pristine", kb(limit),
+		       kb(allowance), kb(locked), mrs, kb(mrs * MR_PAGES), rings,
+		       kb(rings * RING_PAGES), kb(held), kb(held - limit), kb(held - bound),
+		       patched ? "within the limit and the allowance" : "past the limit");
+	while (mrs--)
+		ibv_dereg_mr(mr[mrs]);
+	while (rings--) {
+		munmap(ring[rings], RING_PAGES * page_size);
+		close(fd[rings]);
+	}
+	verbs_close(&v);
+	return patched ? held > bound : held <= limit;
+}
+
+int main(void)
+{
+	const char *kernel = getenv("VM_KERNEL");
+	struct verbs v;
+	struct ibv_mr *mr;
+	struct totals t;
+	char why[256];
+	int ret, status = -1;
+	char *mem;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	page_size = sysconf(_SC_PAGESIZE);
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(cases));
+	if (!kernel || (strcmp(kernel, "patched") && strcmp(kernel, "pristine")))
+		ksft_exit_fail_msg("VM_KERNEL is '%s': patched or pristine (scripts/userspace "
+				   "sets it)\n", kernel ? kernel : "");
+	patched = !strcmp(kernel, "patched");
+
+	ret = make_netdev();
+	if (!ret)
+		ret = make_rxe();
+	if (ret) {
+		pass_if(false, cases[RXE_DEVICE_CREATED], "netlink: %s", strerror(-ret));
+		return KSFT_FAIL;
+	}
+	if (make_nodes(why, sizeof(why)) || verbs_open(&v)) {
+		pass_if(false, cases[RXE_DEVICE_CREATED], "%s",
+			*why ? why : strerror(errno));
+		return KSFT_FAIL;
+	}
+	pass_if(true, cases[RXE_DEVICE_CREATED], "%s on %s, opened through libibverbs", RXE,
+		NETDEV);
+
+	mem = map_pages(MR_PAGES);
+	mr = mem ? reg(&v, mem, MR_PAGES) : NULL;
+	pass_if(mr, cases[MR_REGISTERS], "%d pages at %p: %s", MR_PAGES, mem,
+		mr ? "registered" : strerror(errno));
+	if (!mr)
+		return KSFT_FAIL;
+
+	ret = read_totals(getpid(), &t);
+	pass_if(!ret && t.vmpin_kb == kb(MR_PAGES) &&
+		(patched ? t.pn_kb == kb(MR_PAGES) && vma_pinned(mem) == 1 : t.pn_kb == 0),
+		cases[VMPIN_IS_THE_MR], "%s kernel: VmPin %ld kB, pn %ld kB, expected %ld kB and "
+		"%ld kB", kernel, t.vmpin_kb, t.pn_kb, kb(MR_PAGES), patched ? kb(MR_PAGES) : 0);
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(read_totals(getpid(), &t) || t.vmpin_kb || t.pn_kb);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	pass_if(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+		cases[FORK_CHILD_HAS_NO_PIN], "the child of fork: %s",
+		pid < 0 ? strerror(errno) : WIFEXITED(status) && !WEXITSTATUS(status) ?
+		"VmPin 0, no pn" : "a pin, or killed");
+
+	ret = ibv_dereg_mr(mr);
+	status = read_totals(getpid(), &t);
+	pass_if(!ret && !status && t.vmpin_kb == 0 && t.pn_kb == 0,
+		cases[DEREG_RETURNS_THE_CHARGE], "ibv_dereg_mr: %s; VmPin %ld kB, pn %ld kB",
+		ret ? strerror(ret) : "ok", t.vmpin_kb, t.pn_kb);
+	verbs_close(&v);
+
+	/*
+	 * A child registers and exits without deregistering: the uverbs
+	 * file's release frees the MR after the child's exit_mmap(), against
+	 * the pin (the KUnit suite ib_umem checks the charge; here, that the
+	 * kernel does it from a real process without complaint, which the
+	 * console check would report).
+	 */
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		struct verbs cv;
+		char *cmem = map_pages(MR_PAGES);
+
+		if (!cmem || verbs_open(&cv) || !reg(&cv, cmem, MR_PAGES) ||
+		    read_totals(getpid(), &t) || t.vmpin_kb != kb(MR_PAGES) ||
+		    (patched && t.pn_kb != kb(MR_PAGES)))
+			_exit(1);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	pass_if(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+		cases[EXIT_WITH_THE_MR_REGISTERED], "the child registered %d pages (VmPin %ld kB%s) "
+		"and exited without deregistering: %s", MR_PAGES, kb(MR_PAGES),
+		patched ? ", pn" : "", pid < 0 ? strerror(errno) :
+		WIFEXITED(status) && !WEXITSTATUS(status) ? "released at its file's close" :
+		"the child failed");
+
+	ret = as_nobody(SHARE_LIMIT, mlock_and_mr);
+	pass_if(!ret, cases[MLOCK_AND_MR_SHARE_THE_LIMIT], "as nobody: %s",
+		ret ? "failed (above)" : "as expected");
+	ret = as_nobody(SHARE_LIMIT, mlock_after_mr);
+	pass_if(!ret, cases[MLOCK_AFTER_MR_COUNTS_THE_MR], "as nobody: %s",
+		ret ? "failed (above)" : "as expected");
+	ret = as_nobody(BYPASS_LIMIT, everything);
+	pass_if(!ret, cases[MLOCK_PERF_AND_MRS_UNDER_ONE_LIMIT], "as nobody: %s",
+		ret ? "failed (above)" : "as expected");
+	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
+}
