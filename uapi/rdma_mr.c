@@ -23,7 +23,6 @@
  * uapi-ldlibs: -libverbs -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
  */
 #define _GNU_SOURCE
-#define RDMA_STATIC_PROVIDERS rxe
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -36,7 +35,6 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
-#include <infiniband/verbs.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -47,9 +45,9 @@
 #include <unistd.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
+#include "rxe.h"
 
 #define NETDEV		"vmpin0"
-#define RXE		"rxe_vmpin"
 #define MR_PAGES	16
 #define SHARE_LIMIT	24	/* pages, for the rows of the shared limit */
 #define BYPASS_LIMIT	256	/* pages: 1 MiB of 4 kB pages */
@@ -167,7 +165,7 @@ static int make_rxe(void)
 
 	m.h.nlmsg_len = NLMSG_LENGTH(0);
 	m.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK);
-	put_attr(&m.h, RDMA_NLDEV_ATTR_DEV_NAME, RXE, sizeof(RXE));
+	put_attr(&m.h, RDMA_NLDEV_ATTR_DEV_NAME, RXE_DEVICE, sizeof(RXE_DEVICE));
 	put_attr(&m.h, RDMA_NLDEV_ATTR_LINK_TYPE, "rxe", sizeof("rxe"));
 	put_attr(&m.h, RDMA_NLDEV_ATTR_NDEV_NAME, NETDEV, sizeof(NETDEV));
 	ret = nl_request(NETLINK_RDMA, &m.h);
@@ -204,45 +202,6 @@ static int make_nodes(char *why, size_t len)
 	return 0;
 }
 
-/* --- Verbs --- */
-
-struct verbs {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-};
-
-static int verbs_open(struct verbs *v)
-{
-	struct ibv_device **list;
-	int i, n;
-
-	v->ctx = NULL;
-	v->pd = NULL;
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return -1;
-	for (i = 0; i < n && !v->ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RXE))
-			v->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (v->ctx)
-		v->pd = ibv_alloc_pd(v->ctx);
-	if (!v->pd) {
-		if (v->ctx)
-			ibv_close_device(v->ctx);
-		if (!errno)
-			errno = ENODEV;
-		return -1;
-	}
-	return 0;
-}
-
-static void verbs_close(struct verbs *v)
-{
-	ibv_dealloc_pd(v->pd);
-	ibv_close_device(v->ctx);
-}
-
 static void *map_pages(long pages)
 {
 	void *mem = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
@@ -254,7 +213,7 @@ static void *map_pages(long pages)
 /* Register pages of mem; the MR, or NULL with errno set. */
 static struct ibv_mr *reg(struct verbs *v, void *mem, long pages)
 {
-	return ibv_reg_mr(v->pd, mem, pages * page_size, IBV_ACCESS_LOCAL_WRITE);
+	return verbs_reg(v, mem, pages * page_size);
 }
 
 /* Is the vma at addr pinned ("pn") in smaps?  -1: no vma there. */
@@ -483,7 +442,7 @@ int main(void)
 			*why ? why : strerror(errno));
 		return KSFT_FAIL;
 	}
-	pass_if(true, cases[RXE_DEVICE_CREATED], "%s on %s, opened through libibverbs", RXE,
+	pass_if(true, cases[RXE_DEVICE_CREATED], "%s on %s, opened through libibverbs", RXE_DEVICE,
 		NETDEV);
 
 	mem = map_pages(MR_PAGES);

@@ -7,25 +7,32 @@
  *
  * A seeded random sequence of map, munmap, mlock, mlock2(MLOCK_ONFAULT),
  * munlock, mprotect, mremap (move, grow, shrink), mlockall, munlockall and
- * fork on the arena (vm_accounting.h), and the mapping and unmapping of two
- * perf ring buffers of RING_PAGES pages, real long-term pins.  A model of
- * the arena, a page at a time, and of the rings predicts each operation's
- * result (errno included, RLIMIT_MEMLOCK included when unprivileged) and
- * the pages it leaves mapped, locked and pinned.  The plan runs it with
+ * fork on the arena (vm_accounting.h), the mapping and unmapping of two
+ * perf ring buffers of RING_PAGES pages, and the registration and
+ * deregistration of two RDMA memory regions of MR_PAGES pages (each a
+ * buffer of its own, on the rxe device uapi/rdma_mr.c makes): real
+ * long-term pins.  A model of the arena, a page at a time, of the rings
+ * and of the MRs predicts each operation's result (errno included,
+ * RLIMIT_MEMLOCK included when unprivileged) and the pages it leaves
+ * mapped, locked and pinned.  The plan runs it with
  * perf_event_mlock_kb 0, so a ring's pages are all charged to VmPin on
  * both kernels; which kernel this is comes from VM_KERNEL.  On the patched
  * kernel locked and pinned pages share RLIMIT_MEMLOCK (mlock, MAP_LOCKED
- * under MCL_FUTURE, locked mremap growth and the ring's own check count
- * both) and the rings are "pn" in smaps; the pristine kernel counts each
+ * under MCL_FUTURE, locked mremap growth, the ring's own check and the
+ * registration count both, a locked page registered counting once) and
+ * the rings and MRs are "pn" in smaps; the pristine kernel counts each
  * alone and marks nothing.  After every step:
  * - the operation returned what the model predicted;
  * - the arena in smaps reads as the model's letters;
  * - VmLck is the size of the locked vmas of smaps and, unless mlockall
  *   locked the rest of the process, the model's count of locked pages;
- * - VmPin is the pages of the rings mapped, and the pn vmas of smaps are
- *   those rings on the patched kernel, none on the pristine one.
+ * - VmPin is the pages of the rings mapped and the MRs registered, and the
+ *   pn vmas of smaps are those rings and MR buffers on the patched kernel,
+ *   none on the pristine one.
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
+ *
+ * uapi-ldlibs: -libverbs -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,12 +44,16 @@
 #include <unistd.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
+#include "rxe.h"
 
 #define HISTORY	16
 #define RINGS		2
 #define RING_PAGES	2	/* the user page and one data page */
 #define RING_DISTANCE	(4L << 20)	/* from the arena, and from each other */
 #define OP_RING		(OP_TOUCH + 1)	/* a ring op in history: .a the slot, .n 1 maps */
+#define MRS		2
+#define MR_PAGES	2
+#define OP_MR		(OP_RING + 1)	/* an MR op in history: .a the slot, .n 1 registers */
 
 static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
 static bool future;		/* mlockall(MCL_FUTURE) in force */
@@ -51,6 +62,9 @@ static long limit;		/* pages, or -1 for none */
 static bool patched;		/* VM_KERNEL: locked and pinned share the limit */
 static int ring_fd[RINGS];	/* a software perf event per ring */
 static void *ring[RINGS];	/* the ring mapped, or NULL */
+static struct verbs verbs;	/* the rxe device, a protection domain */
+static char *mr_buf[MRS];	/* a buffer per MR, mapped throughout */
+static struct ibv_mr *mr[MRS];	/* the MR registered, or NULL */
 static unsigned long long rng;
 
 /* smaps and status after the last step: what the next op starts from */
@@ -137,16 +151,73 @@ static int run_ring(int slot)
 	return 0;
 }
 
-/* The pages of the pn vmas of smaps that are rings. */
+static int mrs_registered(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < MRS; i++)
+		n += !!mr[i];
+	return n;
+}
+
+/* The vma of smaps that starts at p, or NULL. */
+static const struct vma *vma_at(const void *p)
+{
+	int i;
+
+	for (i = 0; i < nsnap; i++)
+		if ((void *)snap[i].start == p)
+			return &snap[i];
+	return NULL;
+}
+
+/*
+ * Register slot's buffer if it is not registered, else deregister it.
+ * Registering is checked against the limit (ENOMEM): on the patched kernel
+ * with the locked pages, less those of the buffer (mlockall(MCL_CURRENT)
+ * locks it), which move to the pin; on the pristine one, VmPin alone.
+ */
+static int predict_mr(int slot)
+{
+	const struct vma *v = vma_at(mr_buf[slot]);
+	long locked = v && v->locked ? MR_PAGES : 0;
+
+	if (mr[slot] || limit < 0)
+		return 0;
+	if ((patched ? charged_pages() - locked : now.vmpin_kb * 1024 / page_size) +
+	    MR_PAGES > limit)
+		return ENOMEM;
+	return 0;
+}
+
+static int run_mr(int slot)
+{
+	if (mr[slot]) {
+		int err = ibv_dereg_mr(mr[slot]);
+
+		mr[slot] = NULL;
+		return err;
+	}
+	mr[slot] = verbs_reg(&verbs, mr_buf[slot], MR_PAGES * page_size);
+	return mr[slot] ? 0 : errno;
+}
+
+/* The pages of the pn vmas of smaps that are rings or MR buffers. */
 static long ring_pn_kb(void)
 {
 	long kb = 0;
 	int i, j;
 
-	for (i = 0; i < nsnap; i++)
+	for (i = 0; i < nsnap; i++) {
+		if (!snap[i].pinned)
+			continue;
 		for (j = 0; j < RINGS; j++)
-			if (snap[i].pinned && (void *)snap[i].start == ring[j])
+			if ((void *)snap[i].start == ring[j])
 				kb += (snap[i].end - snap[i].start) / 1024;
+		for (j = 0; j < MRS; j++)
+			if ((void *)snap[i].start == mr_buf[j])
+				kb += (snap[i].end - snap[i].start) / 1024;
+	}
 	return kb;
 }
 
@@ -321,6 +392,12 @@ static void random_op(struct op *op)
 		op->n = !ring[op->a];
 		return;
 	}
+	if (k < 17) {		/* register an MR, or deregister it */
+		op->kind = OP_MR;
+		op->a = rnd(MRS);
+		op->n = !mr[op->a];
+		return;
+	}
 	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
@@ -350,9 +427,12 @@ static const char *step_text(const struct op *op)
 {
 	static char buf[32];
 
-	if (op->kind != OP_RING)
+	if (op->kind == OP_RING)
+		snprintf(buf, sizeof(buf), "%s ring %d", op->n ? "map" : "unmap", op->a);
+	else if (op->kind == OP_MR)
+		snprintf(buf, sizeof(buf), "%s mr %d", op->n ? "register" : "deregister", op->a);
+	else
 		return op_text(op);
-	snprintf(buf, sizeof(buf), "%s ring %d", op->n ? "map" : "unmap", op->a);
 	return buf;
 }
 
@@ -370,7 +450,7 @@ int main(int argc, char **argv)
 	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
 	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
 	struct op history[HISTORY];
-	int done[OP_RING + 1] = { 0 }, refused = 0;
+	int done[OP_MR + 1] = { 0 }, refused = 0, mr_refused = 0;
 	const char *kernel = getenv("VM_KERNEL");
 	long step, i;
 	struct totals t = { 0 };
@@ -404,10 +484,28 @@ int main(int argc, char **argv)
 			return KSFT_FAIL;
 		}
 	}
+	if (verbs_open(&verbs)) {
+		ksft_print_msg("the rxe device %s: %s (uapi/rdma_mr.c makes it; the plan runs it "
+			       "first)\n", RXE_DEVICE, strerror(errno));
+		ksft_test_result_fail("%s\n", cases[0]);
+		return KSFT_FAIL;
+	}
+	for (i = 0; i < MRS; i++) {
+		/* Beyond the rings, well below the arena. */
+		mr_buf[i] = mmap((char *)arena - (RINGS + i + 1) * RING_DISTANCE,
+				 MR_PAGES * page_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (mr_buf[i] == MAP_FAILED) {
+			ksft_print_msg("mmap of an MR buffer: %s\n", strerror(errno));
+			ksft_test_result_fail("%s\n", cases[0]);
+			return KSFT_FAIL;
+		}
+	}
 	ksft_print_msg("seed %llu, %ld steps, %s kernel, %s, RLIMIT_MEMLOCK %ld pages, rings of "
-		       "%d pages; replay with MODEL_SEED=%llu (scripts/userspace --seed %llu)\n",
+		       "%d pages, MRs of %d pages; replay with MODEL_SEED=%llu "
+		       "(scripts/userspace --seed %llu)\n",
 		       seed, steps, kernel, geteuid() ? "unprivileged" : "root", limit,
-		       RING_PAGES, seed, seed);
+		       RING_PAGES, MR_PAGES, seed, seed);
 	for (step = 0; step < steps; step++) {
 		struct op *op = &history[step % HISTORY];
 		int expect, err;
@@ -418,6 +516,10 @@ int main(int argc, char **argv)
 			expect = predict_ring(op->a);
 			err = run_ring(op->a);
 			refused += err == EPERM || err == EAGAIN;
+		} else if (op->kind == OP_MR) {
+			expect = predict_mr(op->a);
+			err = run_mr(op->a);
+			mr_refused += err == ENOMEM;
 		} else {
 			expect = predict(op);
 			err = op_run(op);
@@ -435,10 +537,11 @@ int main(int argc, char **argv)
 				bad = "arena";
 			else if (!totals_consistent(&t, why, sizeof(why)))
 				bad = "counters against smaps";
-			else if (t.vmpin_kb != rings_mapped() * RING_PAGES * page_size / 1024)
-				bad = "VmPin against the rings mapped";
+			else if (t.vmpin_kb != (rings_mapped() * RING_PAGES +
+						 mrs_registered() * MR_PAGES) * page_size / 1024)
+				bad = "VmPin against the rings mapped and the MRs registered";
 			else if (t.pn_kb != (patched ? t.vmpin_kb : 0) || ring_pn_kb() != t.pn_kb)
-				bad = "the pn vmas against the rings";
+				bad = "the pn vmas against the rings and the MRs";
 			else if (!outside && t.vmlck_kb !=
 				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
 				bad = "VmLck against the model";
@@ -461,15 +564,22 @@ int main(int argc, char **argv)
 	for (i = 0; i < RINGS; i++)
 		if (ring[i])
 			run_ring(i);
+	for (i = 0; i < MRS; i++)
+		if (mr[i])
+			run_mr(i);
+	verbs_close(&verbs);
+	for (i = 0; i < MRS; i++)
+		munmap(mr_buf[i], MR_PAGES * page_size);
 	read_totals(getpid(), &t);
 	ksft_print_msg("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
 		       "mremap %d, mlockall %d, munlockall %d, fork %d, ring %d (%d maps refused "
-		       "for the limit)\n", done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
+		       "for the limit), mr %d (%d registrations refused for the limit)\n",
+		       done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
 		       done[OP_LOCK_ONFAULT], done[OP_UNLOCK], done[OP_PROTECT], done[OP_MREMAP],
 		       done[OP_MLOCKALL], done[OP_MUNLOCKALL], done[OP_FORK], done[OP_RING],
-		       refused);
-	ksft_print_msg("after munlockall and munmap of the arena and the rings: "
-		       "VmLck %ld kB, VmPin %ld kB\n",
+		       refused, done[OP_MR], mr_refused);
+	ksft_print_msg("after munlockall, munmap of the arena and the rings, and "
+		       "deregistration of the MRs: VmLck %ld kB, VmPin %ld kB\n",
 		       t.vmlck_kb, t.vmpin_kb);
 	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
