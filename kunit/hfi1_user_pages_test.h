@@ -26,8 +26,10 @@
  *   the same flags, which the series does not change, and a range that
  *   pins in part is accepted in part (user space programs what was
  *   pinned);
- * - hfi1_can_pin_cases (run by hfi1_can_pin): the limit the SDMA cache
- *   evicts to, now with the locked pages counted.
+ * - hfi1_sdma_cases (run by hfi1_sdma_sequence): SDMA cache entries,
+ *   charged and not marked, under the shared limit;
+ * - hfi1_can_pin_cases (run by hfi1_can_pin): the cache's own limits, its
+ *   share of RLIMIT_MEMLOCK and cache_size, which tell it when to evict.
  * The runners and the pictures of the window are mm/mm_test_pinner.h's.
  */
 
@@ -39,14 +41,28 @@
 #include <kunit/test.h>
 #include "../../../../mm/mm_test_pinner.h"
 
-/* An expected receive buffer: writable, as pin_rcv_pages() asks. */
+/* An expected receive buffer: writable and marked, as pin_rcv_pages() asks. */
 static long hfi1_test_get(struct mm_test_pin_slot *slot, unsigned long addr,
 			  unsigned int npages)
 {
 	struct hfi1_user_pin *up = NULL;
 	int ret;
 
-	ret = hfi1_acquire_user_pages(current->mm, addr, npages, true,
+	ret = hfi1_acquire_user_pages(current->mm, addr, npages, true, true,
+				      slot->pages, &up);
+	if (ret > 0)
+		slot->pin = up;
+	return ret;
+}
+
+/* An SDMA cache entry: read by the device, charged and not marked. */
+static long hfi1_test_get_sdma(struct mm_test_pin_slot *slot, unsigned long addr,
+			       unsigned int npages)
+{
+	struct hfi1_user_pin *up = NULL;
+	int ret;
+
+	ret = hfi1_acquire_user_pages(current->mm, addr, npages, false, false,
 				      slot->pages, &up);
 	if (ret > 0)
 		slot->pin = up;
@@ -59,10 +75,12 @@ static void hfi1_test_put(struct mm_test_pin_slot *slot, unsigned int first,
 	hfi1_release_user_pages(slot->pin, slot->pages + first, n, true);
 }
 
+/* tid_rb_invalidate(): the pages unpinned, the pin put asynchronously. */
 static void hfi1_test_put_async(struct mm_test_pin_slot *slot, unsigned int first,
 				unsigned int n)
 {
-	hfi1_release_user_pages_async(slot->pin, slot->pages + first, n, true);
+	if (hfi1_unpin_user_pages(slot->pin, slot->pages + first, n, true))
+		hfi1_put_user_pin_async(slot->pin);
 }
 
 /*
@@ -89,6 +107,11 @@ static const struct mm_test_pinner hfi1_test_pinner = {
 	.put = hfi1_test_put,
 	.put_async = hfi1_test_put_async,
 	.pristine = hfi1_test_pristine,
+};
+
+static const struct mm_test_pinner hfi1_test_sdma_pinner = {
+	.get = hfi1_test_get_sdma,
+	.put = hfi1_test_put,
 };
 
 static const struct mm_test_pin_case hfi1_user_pages_cases[] = {
@@ -122,6 +145,8 @@ static const struct mm_test_pin_case hfi1_user_pages_cases[] = {
 	/* a page locked and pinned is charged once, to the pin */
 	{ "locked_then_pinned", { POP(OP(MLOCK, 0, 8)), GET(0, 0, 8) },
 	  "BBBBBBBB", 8, 0, "LLLLLLLL", 1 },
+	{ "locked_buffer_at_the_limit", { POP(OP(MLOCK, 0, 8)), GET(0, 0, 8) },
+	  "BBBBBBBB", 8, 0, "LLLLLLLL", 1, 8 },
 	{ "limit_within", { GET(0, 0, 8) },
 	  "PPPPPPPP", 8, 0, "........", 1, 8 },
 	{ "limit_over_untouched", { GET_ERR(0, 0, 8, -ENOMEM) },
@@ -149,6 +174,40 @@ KUNIT_ARRAY_PARAM(hfi1_user_pages, hfi1_user_pages_cases, hfi1_test_case_desc);
 static void hfi1_user_pages_sequence(struct kunit *test)
 {
 	mm_test_pinner_sequence(test, &hfi1_test_pinner);
+}
+
+/*
+ * The SDMA pin cache's entries: charged under the shared limit, not
+ * marked; so a locked page in an entry is charged twice, to locked_vm and
+ * to the entry, at most the cache's share of the limit.
+ */
+static const struct mm_test_pin_case hfi1_sdma_cases[] = {
+	/*
+	 * name, steps;
+	 *   window after, pinned_vm, locked_vm; released, vmas; options
+	 */
+	{ "entry", { GET(0, 0, 8) },
+	  "........", 8, 0, "........", 1 },
+	{ "entry_evicted_in_workqueue", { GET(0, 0, 8), PUT_WQ(0) },
+	  "........", 0, 0, "........", 1 },
+	{ "entry_of_locked_pages", { POP(OP(MLOCK, 0, 8)), GET(0, 0, 8) },
+	  "LLLLLLLL", 8, 8, "LLLLLLLL", 1 },
+	{ "entry_within_the_limit", { GET(0, 0, 8) },
+	  "........", 8, 0, "........", 1, 8 },
+	{ "entry_over_the_limit", { GET_ERR(0, 0, 8, -ENOMEM) },
+	  "........", 0, 0, "........", 1, 7 },
+	{ "entry_shared_with_mlock_over", { POP(OP(MLOCK, 0, 4)),
+	  GET_ERR(0, 4, 4, -ENOMEM) },
+	  "LLLL....", 0, 4, "LLLL....", 2, 7 },
+	{ "munmap_keeps_the_charge", { GET(0, 0, 8), POP(OP(MUNMAP, 0, 8)) },
+	  "--------", 8, 0, "--------", 0 },
+};
+
+KUNIT_ARRAY_PARAM(hfi1_sdma, hfi1_sdma_cases, hfi1_test_case_desc);
+
+static void hfi1_sdma_sequence(struct kunit *test)
+{
+	mm_test_pinner_sequence(test, &hfi1_test_sdma_pinner);
 }
 
 static const struct mm_test_pin_mapping hfi1_user_pages_mappings[] = {
@@ -207,13 +266,15 @@ struct hfi1_can_pin_case {
 
 static const struct hfi1_can_pin_case hfi1_can_pin_cases[] = {
 	/* name				limit cap mlocked nlocked npages can */
-	{ "within_the_limit",		16, false, 0,	0,	4,	true },
+	{ "within_the_cache_share",	16, false, 0,	0,	4,	true },
 	/* a quarter of the limit per user context */
 	{ "over_the_cache_share",	16, false, 0,	2,	3,	false },
-	/* the locked pages count: the pristine check read pinned_vm alone */
-	{ "locked_pages_within",	8,  false, 7,	0,	1,	true },
-	{ "locked_pages_over",		8,  false, 8,	0,	1,	false },
-	{ "cap_ipc_lock",		8,  true,  8,	0,	1,	true },
+	/*
+	 * RLIMIT_MEMLOCK is mm_mpin()'s to check, which counts a locked page
+	 * of the range once: the locked pages do not count here
+	 */
+	{ "locked_pages_left_to_mm_mpin", 8, false, 8,	0,	1,	true },
+	{ "cap_ipc_lock",		8,  true,  0,	4,	1,	true },
 	/* the module's cache_size, 256 MiB, holds even with CAP_IPC_LOCK */
 	{ "over_cache_size",		8,  true,  0,	SZ_256M / PAGE_SIZE, 1, false },
 };
@@ -253,6 +314,7 @@ static void hfi1_can_pin(struct kunit *test)
 
 static struct kunit_case hfi1_user_pages_test_cases[] = {
 	KUNIT_CASE_PARAM(hfi1_user_pages_sequence, hfi1_user_pages_gen_params),
+	KUNIT_CASE_PARAM(hfi1_sdma_sequence, hfi1_sdma_gen_params),
 	KUNIT_CASE_PARAM(hfi1_user_pages_mapping, hfi1_user_pages_mapping_gen_params),
 	KUNIT_CASE(hfi1_user_pages_released_after_owner_exit),
 	KUNIT_CASE_PARAM(hfi1_can_pin, hfi1_can_pin_gen_params),
