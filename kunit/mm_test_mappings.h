@@ -161,7 +161,6 @@ static inline long mm_test_map_kind(enum mm_test_map_kind kind,
 	return addr;
 }
 
-
 /* Unmap what mm_test_map_kind() mapped and free what backs it. */
 static inline void mm_test_unmap_kind(enum mm_test_map_kind kind, unsigned long addr,
 				      struct mm_test_drv *drv, struct file *file)

@@ -5,13 +5,17 @@
  * Registration and release the way a pinner does them before the series
  * (ib_umem_get(): pin_user_pages_fast() with FOLL_LONGTERM, then pinned_vm
  * charged and checked against RLIMIT_MEMLOCK; unpin_user_pages() and
- * uncharge) and after it (mm_mpin(), then the same pin_user_pages_fast();
+ * uncharge) and after it (mm_mpin_flags() with MM_MPIN_NOPOPULATE, as the
+ * converted pinners call it, then the same pin_user_pages_fast();
  * unpin_user_pages() and mm_munpin()), in one run, on the same kernel, of
  * 1 page, 2 MiB and 64 MiB, on memory the registration faults in (fresh)
  * and on memory already present (populated); and the cost of one
  * registration and release while 10 and while 1,000 pins are held in the
  * mm.  Each measurement is the median of its repetitions, with the two
  * ways alternating in each repetition, each on a mapping of its own.
+ *
+ * Each row also prints the medians of the converted pinner's mm_mpin_flags()
+ * and mm_munpin() alone, which say where its time goes.
  *
  * It measures, it does not judge: each row prints its times as a KTAP
  * diagnostic line ("# cost: ...") that scripts/cost tabulates, and fails
@@ -58,6 +62,7 @@ KUNIT_ARRAY_PARAM(mm_pin_cost, mm_pin_cost_cases, mm_pin_cost_desc);
 /* The times of one way of registering: per repetition, then the median. */
 struct mm_pin_cost_times {
 	u64 *reg, *rel;
+	u64 *core_reg, *core_rel;	/* of which the charge or the pin */
 };
 
 static int mm_pin_cost_cmp(const void *a, const void *b)
@@ -92,17 +97,19 @@ static unsigned long mm_pin_cost_map(struct kunit *test, unsigned long pages,
  */
 static void mm_pin_cost_once(struct kunit *test, unsigned long addr,
 			     unsigned long pages, struct page **pagev,
-			     bool converted, u64 *reg, u64 *rel)
+			     bool converted, u64 *reg, u64 *rel,
+			     u64 *core_reg, u64 *core_rel)
 {
 	struct mm_struct *mm = mm_test(test)->mm;
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct mm_pin *pin = NULL;
-	u64 t0, t1, t2;
+	u64 t0, t1, t2, ta, tb;
 	long n;
 
 	t0 = ktime_get_ns();
 	if (converted) {
-		pin = mm_mpin(mm, addr, pages * PAGE_SIZE);
+		pin = mm_mpin_flags(mm, addr, pages * PAGE_SIZE,
+				    MM_MPIN_NOPOPULATE);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(pin));
 	} else if (atomic64_add_return(pages, &mm->pinned_vm) > limit &&
 		   !capable(CAP_IPC_LOCK)) {
@@ -110,11 +117,13 @@ static void mm_pin_cost_once(struct kunit *test, unsigned long addr,
 		KUNIT_FAIL(test, "over RLIMIT_MEMLOCK");
 		return;
 	}
+	tb = ktime_get_ns();
 	n = pin_user_pages_fast(addr, pages, FOLL_WRITE | FOLL_LONGTERM, pagev);
 	t1 = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, n, (long)pages);
 	if (n > 0)
 		unpin_user_pages(pagev, n);
+	ta = ktime_get_ns();
 	if (converted)
 		mm_munpin(pin);
 	else
@@ -122,6 +131,8 @@ static void mm_pin_cost_once(struct kunit *test, unsigned long addr,
 	t2 = ktime_get_ns();
 	*reg = t1 - t0;
 	*rel = t2 - t1;
+	*core_reg = tb - t0;
+	*core_rel = t2 - ta;
 }
 
 /* ratio in hundredths */
@@ -137,7 +148,7 @@ static void mm_pin_cost(struct kunit *test)
 	struct mm_pin_cost_times t[2];
 	unsigned long addr[2];
 	struct page **pagev;
-	u64 reg[2], rel[2];
+	u64 reg[2], rel[2], core_reg, core_rel;
 	int i, way;
 
 	pagev = kunit_kcalloc(test, c->pages, sizeof(*pagev), GFP_KERNEL);
@@ -145,7 +156,12 @@ static void mm_pin_cost(struct kunit *test)
 	for (way = 0; way < 2; way++) {
 		t[way].reg = kunit_kcalloc(test, c->reps, sizeof(u64), GFP_KERNEL);
 		t[way].rel = kunit_kcalloc(test, c->reps, sizeof(u64), GFP_KERNEL);
-		KUNIT_ASSERT_TRUE(test, t[way].reg && t[way].rel);
+		t[way].core_reg = kunit_kcalloc(test, c->reps, sizeof(u64),
+						GFP_KERNEL);
+		t[way].core_rel = kunit_kcalloc(test, c->reps, sizeof(u64),
+						GFP_KERNEL);
+		KUNIT_ASSERT_TRUE(test, t[way].reg && t[way].rel &&
+				  t[way].core_reg && t[way].core_rel);
 	}
 
 	for (i = 0; i < c->reps; i++) {
@@ -156,7 +172,8 @@ static void mm_pin_cost(struct kunit *test)
 			int w = (i & 1) ? 1 - way : way;
 
 			mm_pin_cost_once(test, addr[w], c->pages, pagev, w,
-					 &t[w].reg[i], &t[w].rel[i]);
+					 &t[w].reg[i], &t[w].rel[i],
+					 &t[w].core_reg[i], &t[w].core_rel[i]);
 		}
 		for (way = 0; way < 2; way++)
 			vm_munmap(addr[way], c->pages * PAGE_SIZE);
@@ -165,9 +182,12 @@ static void mm_pin_cost(struct kunit *test)
 		reg[way] = mm_pin_cost_median(t[way].reg, c->reps);
 		rel[way] = mm_pin_cost_median(t[way].rel, c->reps);
 	}
-	kunit_info(test, "cost: %s register pristine %llu ns converted %llu ns ratio %llu%% release pristine %llu ns converted %llu ns ratio %llu%%\n",
+	core_reg = mm_pin_cost_median(t[1].core_reg, c->reps);
+	core_rel = mm_pin_cost_median(t[1].core_rel, c->reps);
+	kunit_info(test, "cost: %s register pristine %llu ns converted %llu ns ratio %llu%% release pristine %llu ns converted %llu ns ratio %llu%% mm_mpin %llu ns mm_munpin %llu ns\n",
 		   c->name, reg[0], reg[1], mm_pin_cost_ratio(reg[1], reg[0]),
-		   rel[0], rel[1], mm_pin_cost_ratio(rel[1], rel[0]));
+		   rel[0], rel[1], mm_pin_cost_ratio(rel[1], rel[0]),
+		   core_reg, core_rel);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
 	KUNIT_EXPECT_TRUE(test, hlist_empty(&mm->pins));
 }
@@ -183,7 +203,7 @@ static void mm_pin_cost_held(struct kunit *test, int held, u64 *reg, u64 *rel)
 	struct mm_struct *mm = mm_test(test)->mm;
 	struct mm_pin **pins;
 	struct page *page;
-	u64 *treg, *trel;
+	u64 *treg, *trel, core_reg, core_rel;
 	unsigned long base;
 	int i;
 
@@ -198,7 +218,7 @@ static void mm_pin_cost_held(struct kunit *test, int held, u64 *reg, u64 *rel)
 	}
 	for (i = 0; i < reps; i++)
 		mm_pin_cost_once(test, base + 2 * held * PAGE_SIZE, 1, &page,
-				 true, &treg[i], &trel[i]);
+				 true, &treg[i], &trel[i], &core_reg, &core_rel);
 	for (i = 0; i < held; i++)
 		mm_munpin(pins[i]);
 	vm_munmap(base, (2 * held + 2) * PAGE_SIZE);

@@ -439,30 +439,100 @@ static void mm_pin_check_finds_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, mm_check_locked_pages(mm), -EINVAL,
 			    "a pin's charge not in pinned_vm");
 	pin->npages--;
+	pin->detached = true;
+	KUNIT_EXPECT_EQ_MSG(test, mm_check_locked_pages(mm), -EINVAL,
+			    "a pin marked detached on the attached list");
+	pin->detached = false;
 	KUNIT_EXPECT_EQ(test, mm_check_locked_pages(mm), 0);
 	mmap_write_unlock(mm);
 	MM_TEST_EXPECT_RELEASED(test, base, "LLLLLLLL", 1);
 }
 
-/* mm_mpin() faults the range in, the lock-on-fault part too. */
+/*
+ * mm_mpin() faults the range in, the lock-on-fault part too;
+ * mm_mpin_flags(MM_MPIN_NOPOPULATE) leaves that to the pinner's own
+ * pin_user_pages(FOLL_LONGTERM), and changes nothing else: the same marks
+ * and charge.  An unknown flag is refused before anything changes.  Each
+ * row maps the window, not present, with its last 4 pages locked on
+ * fault, pins it whole with @flags, and counts the anonymous pages present
+ * after the pin and after the pinner's GUP of the whole window (with the
+ * pin's error, no GUP).
+ */
+struct mm_pin_populate_case {
+	const char *name;
+	bool mm_mpin;		/* mm_mpin(), else mm_mpin_flags(flags) */
+	unsigned int flags;
+	long ret;		/* of mm_mpin_flags() */
+	bool gup;		/* then pin_user_pages() the window */
+	unsigned long present;	/* anonymous pages present after the pin */
+	unsigned long after;	/* ... and after the GUP */
+	const char *pages;	/* the window, pinned */
+	s64 pinned;
+	const char *released;
+};
+
+static const struct mm_pin_populate_case mm_pin_populate_cases[] = {
+	/* name               mm_mpin flags               ret gup   present after */
+	{ "mm_mpin",             true,  0,                  0, false, 8, 8,
+	  "PPPPOOOO", 8, "....FFFF" },
+	{ "flags_0",             false, 0,                  0, false, 8, 8,
+	  "PPPPOOOO", 8, "....FFFF" },
+	{ "nopopulate",          false, MM_MPIN_NOPOPULATE, 0, false, 0, 0,
+	  "PPPPOOOO", 8, "....FFFF" },
+	{ "nopopulate_then_gup", false, MM_MPIN_NOPOPULATE, 0, true,  0, 8,
+	  "PPPPOOOO", 8, "....FFFF" },
+	{ "bad_unknown_flag",    false, 0x02,         -EINVAL, false, 0, 0,
+	  "....FFFF", 0, "....FFFF" },
+	{ "bad_flag_beside_nopopulate", false, MM_MPIN_NOPOPULATE | 0x80,
+	  -EINVAL, false, 0, 0, "....FFFF", 0, "....FFFF" },
+};
+
+static void mm_pin_populate_desc(const struct mm_pin_populate_case *c,
+				 char *desc)
+{
+	mm_test_desc(c->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(mm_pin_populate, mm_pin_populate_cases,
+		  mm_pin_populate_desc);
+
+static unsigned long mm_pin_anon_present(struct mm_struct *mm)
+{
+	sync_mm_rss(mm);
+	return get_mm_counter(mm, MM_ANONPAGES);
+}
+
 static void mm_pin_populates(struct kunit *test)
 {
+	const struct mm_pin_populate_case *c = test->param_value;
 	struct mm_struct *mm = mm_test(test)->mm;
+	struct page *pages[MM_TEST_PAGES];
 	unsigned long base;
+	struct mm_pin *pin;
+	long n;
 
 	base = mm_test_map(test, MM_TEST_PAGES, 0);
 	KUNIT_ASSERT_EQ(test, __do_sys_mlock2(base + 4 * PAGE_SIZE, 4 * PAGE_SIZE,
 					      MLOCK_ONFAULT), 0L);
-	sync_mm_rss(mm);
-	KUNIT_ASSERT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0UL);
+	KUNIT_ASSERT_EQ(test, mm_pin_anon_present(mm), 0UL);
 
-	KUNIT_ASSERT_EQ(test, mm_test_pin(test, 0, base,
-					  MM_TEST_PAGES * PAGE_SIZE), 0L);
-	sync_mm_rss(mm);
-	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES),
-			(unsigned long)MM_TEST_PAGES);
-	MM_TEST_EXPECT_PAGES(test, base, "PPPPOOOO");
-	MM_TEST_EXPECT_RELEASED(test, base, "....FFFF", 2);
+	pin = c->mm_mpin ? mm_mpin(mm, base, MM_TEST_PAGES * PAGE_SIZE) :
+		mm_mpin_flags(mm, base, MM_TEST_PAGES * PAGE_SIZE, c->flags);
+	KUNIT_EXPECT_EQ(test, IS_ERR(pin) ? PTR_ERR(pin) : 0L, c->ret);
+	if (!IS_ERR(pin))
+		mm_test(test)->pins[0] = pin;
+	KUNIT_EXPECT_EQ(test, mm_pin_anon_present(mm), c->present);
+	if (c->gup) {
+		n = pin_user_pages_fast(base, MM_TEST_PAGES,
+					FOLL_WRITE | FOLL_LONGTERM, pages);
+		KUNIT_EXPECT_EQ(test, n, (long)MM_TEST_PAGES);
+		if (n > 0)
+			unpin_user_pages(pages, n);
+	}
+	KUNIT_EXPECT_EQ(test, mm_pin_anon_present(mm), c->after);
+	MM_TEST_EXPECT_PAGES(test, base, c->pages);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), c->pinned);
+	MM_TEST_EXPECT_RELEASED(test, base, c->released, 2);
 }
 
 /* --- hugetlb --- */
@@ -478,8 +548,8 @@ static void mm_pin_populates(struct kunit *test)
  * every pin is released, and no huge page may stay marked.  hugetlb vmas
  * never merge (VM_DONTEXPAND), so the vmas split stay split.
  *
- * Pages are counted as HP(huge, base): huge * H + base base pages, H the
- * base pages of a huge page.  Pictures: a letter per huge page, '-' not
+ * Pages are counted as HP(huge, base): huge * H + base pages of the base
+ * size, H the base pages of a huge page.  Pictures: a letter per huge page, '-' not
  * mapped, '.' mapped, 'P' VM_PINNED.
  */
 struct mm_pin_hp {
@@ -596,10 +666,13 @@ static void mm_pin_hugetlb(struct kunit *test)
 					  addr + mm_pin_hp(c->first) * PAGE_SIZE,
 					  mm_pin_hp(c->n) * PAGE_SIZE),
 			(long)c->ret);
-	if (mm_pin_hp(c->n2))
-		KUNIT_EXPECT_EQ(test, mm_test_pin(test, 1,
-				addr + mm_pin_hp(c->first2) * PAGE_SIZE,
-				mm_pin_hp(c->n2) * PAGE_SIZE), 0L);
+	if (mm_pin_hp(c->n2)) {
+		unsigned long second = addr + mm_pin_hp(c->first2) * PAGE_SIZE;
+
+		KUNIT_EXPECT_EQ(test, mm_test_pin(test, 1, second,
+						  mm_pin_hp(c->n2) * PAGE_SIZE),
+				0L);
+	}
 	mm_test_unlimit(test);
 	if (c->unmap_second)
 		KUNIT_EXPECT_EQ(test, vm_munmap(addr + size, size), 0);
@@ -1353,7 +1426,7 @@ static struct kunit_case mm_pin_test_cases[] = {
 	KUNIT_CASE_PARAM(mm_pin_transition, mm_pin_transition_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_sequence, mm_pin_gen_params),
 	KUNIT_CASE(mm_pin_check_finds_faults),
-	KUNIT_CASE(mm_pin_populates),
+	KUNIT_CASE_PARAM(mm_pin_populates, mm_pin_populate_gen_params),
 	KUNIT_CASE_PARAM(mm_pin_hugetlb, mm_pin_huge_gen_params),
 	KUNIT_CASE(mm_pin_released_after_exit),
 	KUNIT_CASE(mm_pin_released_during_exit),
