@@ -283,6 +283,15 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(lines[-1], '5 passed, 1 failed')
         self.assertIn('x86_64/mm: FAILED: kunit.py exited 1', self.out)
 
+    def test_console_of_another_kernel_fails_a_clean_run(self):
+        self.put_kunit()
+        self.write(os.path.join(self.results, 'x86_64', 'mm.booted'),
+                   'FAILED: the kernel that ran (#172) is not the one built in b (#177)\n')
+        rc, lines = self.run_report()
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], '5 passed, 1 failed')
+        self.assertIn('x86_64/mm: FAILED: the kernel that ran (#172) is not the one built', self.out)
+
     def test_kunit_exit_status_of_a_failed_run_adds_nothing(self):
         self.put_kunit(a='FAIL')
         self.put('x86_64', 'mm', log=CLEAN_LOG, rc=1)

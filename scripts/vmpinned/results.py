@@ -32,7 +32,8 @@ userspace kernel), suite by suite:
 Then the run as a whole (summary.py): a kernel that stopped (no JSON, no
 case, init's plan unfinished) fails once if no case counted the stop
 already; a kernel report in the console, a missing console and a
-non-zero exit status of kunit.py (NAME.rc) while no case failed fail once
+non-zero exit status of kunit.py (NAME.rc) while no case failed and a
+console of another kernel than the one just built (NAME.booted) fail once
 each.
 """
 

@@ -44,7 +44,8 @@ class Tally:
 
 
 def check_run(base, want, plan_end):
-    """One run: base.json against want (suite -> cases), base.log, base.rc."""
+    """One run: base.json against want (suite -> cases), base.log, base.rc,
+    base.booted (why the console is not of the kernel just built)."""
     try:
         leaves = results.read(base + '.json')
         why = None
@@ -58,6 +59,13 @@ def check_run(base, want, plan_end):
     rc = results.read_rc(base + '.rc')
     if rc not in (None, 0) and not run.case_failures:
         run.fail(f'kunit.py exited {rc}')
+    try:            # scripts/run's and userspace's booted check, if it failed
+        with open(base + '.booted') as f:
+            stale = f.read().strip()
+    except OSError:
+        stale = ''
+    if stale:
+        run.fail(stale.removeprefix('FAILED: '))
     con = console.scan(base + '.log')
     if not con.exists:
         run.fail('no console log')
