@@ -105,30 +105,9 @@ static long read_long(const char *path)
 	return v;
 }
 
-/* Is the vma at addr pinned ("pn") in smaps?  -1: no vma there. */
-static int vma_pinned(pid_t pid, void *addr)
-{
-	static struct vma v[MAX_VMAS];
-	int i, n = read_smaps(pid, v, MAX_VMAS);
-
-	for (i = 0; i < n; i++)
-		if (v[i].start <= (unsigned long)addr && (unsigned long)addr < v[i].end)
-			return v[i].pinned;
-	return -1;
-}
-
 static void *ring_map(int fd)
 {
 	return mmap(NULL, RING_PAGES * page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-}
-
-/* errno of mlock(2) of the first pages of mem, 0 if it locked them. */
-static int mlock_err(void *mem, long pages)
-{
-	int err = mlock(mem, pages * page_size) ? errno : 0;
-
-	munlock(mem, pages * page_size);
-	return err;
 }
 
 /*

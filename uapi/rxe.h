@@ -1,29 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The soft-RoCE device of the uapi tests, through rdma-core's libibverbs
- * (linked in statically, with its rxe provider: a program that includes
- * this names "-libverbs -lrxe-rdmav34 ..." on its uapi-ldlibs line).
- * uapi/rdma_mr.c makes the device (RXE_DEVICE, on a dummy netdev) and
- * /dev/infiniband/uverbs0; initramfs/plan runs it before the programs that
- * only open it.
+ * The soft RDMA devices of the uapi tests, soft-RoCE (rxe) and soft-iWARP
+ * (siw), through rdma-core's libibverbs (linked in statically, with its
+ * rxe and siw providers: a program that includes this names "-libverbs
+ * -lrxe-rdmav34 -lsiw-rdmav34 ..." on its uapi-ldlibs line).
+ * uapi/rdma_mr.c makes the devices (RXE_DEVICE and SIW_DEVICE, on a dummy
+ * netdev) and their /dev/infiniband/uverbsN; initramfs/plan runs it before
+ * the programs that only open them.
  */
 #ifndef RXE_H
 #define RXE_H
 
-#define RDMA_STATIC_PROVIDERS rxe
+#define RDMA_STATIC_PROVIDERS rxe, siw
 #include <errno.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
 #define RXE_DEVICE	"rxe_vmpin"
+#define SIW_DEVICE	"siw_vmpin"
 
 struct verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 };
 
-/* Open RXE_DEVICE and allocate a protection domain; 0, or -1 with errno. */
-static inline int verbs_open(struct verbs *v)
+/* Open the device name and allocate a protection domain; 0, or -1 with errno. */
+static inline int verbs_open_dev(struct verbs *v, const char *name)
 {
 	struct ibv_device **list;
 	int i, n;
@@ -34,7 +36,7 @@ static inline int verbs_open(struct verbs *v)
 	if (!list)
 		return -1;
 	for (i = 0; i < n && !v->ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RXE_DEVICE))
+		if (!strcmp(ibv_get_device_name(list[i]), name))
 			v->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	if (v->ctx)
@@ -47,6 +49,12 @@ static inline int verbs_open(struct verbs *v)
 		return -1;
 	}
 	return 0;
+}
+
+/* Open RXE_DEVICE. */
+static inline int verbs_open(struct verbs *v)
+{
+	return verbs_open_dev(v, RXE_DEVICE);
 }
 
 static inline void verbs_close(struct verbs *v)

@@ -6,12 +6,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/if_xdp.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -368,4 +373,103 @@ int op_run(const struct op *op)
 		return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : EPROTO;
 	}
 	return ret ? errno : 0;
+}
+
+int vma_pinned(pid_t pid, void *addr)
+{
+	static struct vma v[MAX_VMAS];
+	int i, n = read_smaps(pid, v, MAX_VMAS);
+
+	for (i = 0; i < n; i++)
+		if (v[i].start <= (unsigned long)addr && (unsigned long)addr < v[i].end)
+			return v[i].pinned;
+	return -1;
+}
+
+void *map_pages(long pages)
+{
+	void *mem = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+int mlock_err(void *mem, long pages)
+{
+	int err = mlock(mem, pages * page_size) ? errno : 0;
+
+	munlock(mem, pages * page_size);
+	return err;
+}
+
+/* Become uid with RLIMIT_MEMLOCK of limit pages, keeping the capability cap (or none: -1). */
+static int become(uid_t uid, long limit, int cap)
+{
+	struct rlimit r = { limit * page_size, limit * page_size };
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &r) || setgroups(0, NULL) ||
+	    (cap >= 0 && prctl(PR_SET_KEEPCAPS, 1)) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	if (cap < 0)
+		return 0;
+	d[cap / 32].effective = d[cap / 32].permitted = 1u << (cap % 32);
+	return syscall(SYS_capset, &h, d);
+}
+
+static int as_user(uid_t uid, long limit, int cap, int (*fn)(long limit))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		if (become(uid, limit, cap)) {
+			printf("# becoming uid %d: %s\n", (int)uid, strerror(errno));
+			_exit(1);
+		}
+		_exit(fn(limit));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int as_nobody(long limit, int (*fn)(long limit))
+{
+	return as_user(NOBODY, limit, -1, fn);
+}
+
+int as_user_net_raw(uid_t uid, long limit, int (*fn)(long limit))
+{
+	return as_user(uid, limit, CAP_NET_RAW, fn);
+}
+
+#ifndef AF_XDP
+#define AF_XDP		44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP		283
+#endif
+
+int xdp_umem(void *mem, long pages)
+{
+	struct xdp_umem_reg mr = {
+		.addr = (unsigned long)mem,
+		.len = pages * page_size,
+		.chunk_size = 2048,
+	};
+	int fd = socket(AF_XDP, SOCK_RAW, 0), err;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr))) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
 }

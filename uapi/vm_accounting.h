@@ -75,6 +75,36 @@ int arena_letters(pid_t pid, char *out);
 /* Unmap the arena and drop every lock: VmLck must then be 0. */
 void arena_reset(void);
 
+/* Is the vma at addr pinned ("pn") in smaps?  -1: no vma there. */
+int vma_pinned(pid_t pid, void *addr);
+
+/* pages of private anonymous memory, populated; NULL with errno set. */
+void *map_pages(long pages);
+
+/* errno of mlock(2) of the first pages of mem, 0 if it locked them. */
+int mlock_err(void *mem, long pages);
+
+#define NOBODY		65534
+
+/*
+ * Become nobody (uid and gid 65534, no capabilities) with RLIMIT_MEMLOCK of
+ * limit pages, in a child; run fn there and return its exit status (0
+ * pass, 1 fail; its messages are its own), or -1.
+ */
+int as_nobody(long limit, int (*fn)(long limit));
+
+/*
+ * The same as a user of its own (uid and gid uid) with CAP_NET_RAW alone,
+ * which an AF_XDP socket needs.
+ */
+int as_user_net_raw(uid_t uid, long limit, int (*fn)(long limit));
+
+/*
+ * An AF_XDP socket with a umem of pages from mem (XDP_UMEM_REG, chunks of
+ * 2 kB).  Return: the socket, or -errno.
+ */
+int xdp_umem(void *mem, long pages);
+
 /* The pages RLIMIT_MEMLOCK allows, or -1 for no limit (or CAP_IPC_LOCK). */
 long memlock_limit_pages(void);
 

@@ -32,7 +32,7 @@
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  *
- * uapi-ldlibs: -libverbs -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
+ * uapi-ldlibs: -libverbs -lrxe-rdmav34 -lsiw-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
  */
 #define _GNU_SOURCE
 #include <errno.h>
