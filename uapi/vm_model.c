@@ -8,11 +8,12 @@
  * A seeded random sequence of map, munmap, mlock, mlock2(MLOCK_ONFAULT),
  * munlock, mprotect, mremap (move, grow, shrink), mlockall, munlockall and
  * fork on the arena (vm_accounting.h), the mapping and unmapping of two
- * perf ring buffers of RING_PAGES pages, and the registration and
+ * perf ring buffers of RING_PAGES pages, the registration and
  * deregistration of two RDMA memory regions of MR_PAGES pages (each a
- * buffer of its own, on the rxe device uapi/rdma_mr.c makes): real
- * long-term pins.  A model of the arena, a page at a time, of the rings
- * and of the MRs predicts each operation's result (errno included,
+ * buffer of its own, on the rxe device uapi/rdma_mr.c makes), and of two
+ * io_uring buffers of UIO_PAGES pages (a ring and a buffer each): real
+ * long-term pins.  A model of the arena, a page at a time, of the rings,
+ * the MRs and the io_uring buffers predicts each operation's result (errno included,
  * RLIMIT_MEMLOCK included when unprivileged) and the pages it leaves
  * mapped, locked and pinned.  The plan runs it with
  * perf_event_mlock_kb 0, so a ring's pages are all charged to VmPin on
@@ -20,19 +21,20 @@
  * kernel locked and pinned pages share RLIMIT_MEMLOCK (mlock, MAP_LOCKED
  * under MCL_FUTURE, locked mremap growth, the ring's own check and the
  * registration count both, a locked page registered counting once) and
- * the rings and MRs are "pn" in smaps; the pristine kernel counts each
- * alone and marks nothing.  After every step:
+ * the rings, MRs and io_uring buffers are "pn" in smaps; the pristine
+ * kernel counts each alone and marks nothing.  Both check an io_uring
+ * buffer against the user's own count of them (user->locked_vm).  After every step:
  * - the operation returned what the model predicted;
  * - the arena in smaps reads as the model's letters;
  * - VmLck is the size of the locked vmas of smaps and, unless mlockall
  *   locked the rest of the process, the model's count of locked pages;
- * - VmPin is the pages of the rings mapped and the MRs registered, and the
- *   pn vmas of smaps are those rings and MR buffers on the patched kernel,
- *   none on the pristine one.
+ * - VmPin is the pages of the rings mapped and the MRs and io_uring
+ *   buffers registered, and the pn vmas of smaps are those rings and
+ *   buffers on the patched kernel, none on the pristine one.
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  *
- * uapi-ldlibs: -libverbs -lrxe-rdmav34 -lsiw-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
+ * uapi-ldlibs: -libverbs -lrxe-rdmav34 -lsiw-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread -luring
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +44,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <liburing.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
 #include "rxe.h"
@@ -54,6 +57,9 @@
 #define MRS		2
 #define MR_PAGES	2
 #define OP_MR		(OP_RING + 1)	/* an MR op in history: .a the slot, .n 1 registers */
+#define UIOS		2
+#define UIO_PAGES	2
+#define OP_UIO		(OP_MR + 1)	/* an io_uring buffer op: .a the slot, .n 1 registers */
 
 static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
 static bool future;		/* mlockall(MCL_FUTURE) in force */
@@ -65,6 +71,9 @@ static void *ring[RINGS];	/* the ring mapped, or NULL */
 static struct verbs verbs;	/* the rxe device, a protection domain */
 static char *mr_buf[MRS];	/* a buffer per MR, mapped throughout */
 static struct ibv_mr *mr[MRS];	/* the MR registered, or NULL */
+static struct io_uring uio[UIOS];	/* a ring per io_uring buffer */
+static char *uio_buf[UIOS];	/* the buffer, mapped throughout */
+static bool uio_on[UIOS];	/* the buffer registered */
 static unsigned long long rng;
 
 /* smaps and status after the last step: what the next op starts from */
@@ -160,6 +169,15 @@ static int mrs_registered(void)
 	return n;
 }
 
+static int uios_registered(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < UIOS; i++)
+		n += uio_on[i];
+	return n;
+}
+
 /* The vma of smaps that starts at p, or NULL. */
 static const struct vma *vma_at(const void *p)
 {
@@ -202,7 +220,41 @@ static int run_mr(int slot)
 	return mr[slot] ? 0 : errno;
 }
 
-/* The pages of the pn vmas of smaps that are rings or MR buffers. */
+/*
+ * Register slot's io_uring buffer if it is not registered, else
+ * unregister it.  Registering is checked against the limit (ENOMEM): on
+ * both kernels the user's io_uring buffers (this process's alone), then on
+ * the patched one the mm's locked and pinned pages as for an MR.
+ */
+static int predict_uio(int slot)
+{
+	const struct vma *v = vma_at(uio_buf[slot]);
+	long locked = v && v->locked ? UIO_PAGES : 0;
+
+	if (uio_on[slot] || limit < 0)
+		return 0;
+	if ((uios_registered() + 1) * UIO_PAGES > limit)
+		return ENOMEM;
+	if (patched && charged_pages() - locked + UIO_PAGES > limit)
+		return ENOMEM;
+	return 0;
+}
+
+static int run_uio(int slot)
+{
+	struct iovec iov = { .iov_base = uio_buf[slot], .iov_len = UIO_PAGES * page_size };
+	int ret;
+
+	if (uio_on[slot]) {
+		uio_on[slot] = false;
+		return -io_uring_unregister_buffers(&uio[slot]);
+	}
+	ret = io_uring_register_buffers(&uio[slot], &iov, 1);
+	uio_on[slot] = !ret;
+	return -ret;
+}
+
+/* The pages of the pn vmas of smaps that are rings or MR or io_uring buffers. */
 static long ring_pn_kb(void)
 {
 	long kb = 0;
@@ -216,6 +268,9 @@ static long ring_pn_kb(void)
 				kb += (snap[i].end - snap[i].start) / 1024;
 		for (j = 0; j < MRS; j++)
 			if ((void *)snap[i].start == mr_buf[j])
+				kb += (snap[i].end - snap[i].start) / 1024;
+		for (j = 0; j < UIOS; j++)
+			if ((void *)snap[i].start == uio_buf[j])
 				kb += (snap[i].end - snap[i].start) / 1024;
 	}
 	return kb;
@@ -398,6 +453,12 @@ static void random_op(struct op *op)
 		op->n = !mr[op->a];
 		return;
 	}
+	if (k < 23) {		/* register an io_uring buffer, or unregister it */
+		op->kind = OP_UIO;
+		op->a = rnd(UIOS);
+		op->n = !uio_on[op->a];
+		return;
+	}
 	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
@@ -431,6 +492,9 @@ static const char *step_text(const struct op *op)
 		snprintf(buf, sizeof(buf), "%s ring %d", op->n ? "map" : "unmap", op->a);
 	else if (op->kind == OP_MR)
 		snprintf(buf, sizeof(buf), "%s mr %d", op->n ? "register" : "deregister", op->a);
+	else if (op->kind == OP_UIO)
+		snprintf(buf, sizeof(buf), "%s io_uring buffer %d", op->n ? "register" : "unregister",
+			 op->a);
 	else
 		return op_text(op);
 	return buf;
@@ -450,13 +514,17 @@ int main(int argc, char **argv)
 	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
 	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
 	struct op history[HISTORY];
-	int done[OP_MR + 1] = { 0 }, refused = 0, mr_refused = 0;
+	int done[OP_UIO + 1] = { 0 }, refused = 0, mr_refused = 0, uio_refused = 0;
 	const char *kernel = getenv("VM_KERNEL");
 	long step, i;
+	int setup_err;
 	struct totals t = { 0 };
 
 	/* Each line reaches init at once, and the seed survives a crash or a kill. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* The rings' own mappings first, so that none falls into the arena. */
+	for (i = 0, setup_err = 0; i < UIOS && !setup_err; i++)
+		setup_err = -io_uring_queue_init(4, &uio[i], 0);
 	arena_init();
 	limit = memlock_limit_pages();
 	rng = seed ? seed : 1;
@@ -501,6 +569,20 @@ int main(int argc, char **argv)
 			return KSFT_FAIL;
 		}
 	}
+	for (i = 0; i < UIOS; i++) {
+		/* Beyond the MRs' buffers. */
+		uio_buf[i] = mmap((char *)arena - (RINGS + MRS + i + 1) * RING_DISTANCE,
+				  UIO_PAGES * page_size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (!setup_err && uio_buf[i] == MAP_FAILED)
+			setup_err = errno;
+		if (setup_err) {
+			ksft_print_msg("an io_uring buffer and its ring: %s\n",
+				       strerror(setup_err));
+			ksft_test_result_fail("%s\n", cases[0]);
+			return KSFT_FAIL;
+		}
+	}
 	ksft_print_msg("seed %llu, %ld steps, %s kernel, %s, RLIMIT_MEMLOCK %ld pages, rings of "
 		       "%d pages, MRs of %d pages; replay with MODEL_SEED=%llu "
 		       "(scripts/userspace --seed %llu)\n",
@@ -520,6 +602,10 @@ int main(int argc, char **argv)
 			expect = predict_mr(op->a);
 			err = run_mr(op->a);
 			mr_refused += err == ENOMEM;
+		} else if (op->kind == OP_UIO) {
+			expect = predict_uio(op->a);
+			err = run_uio(op->a);
+			uio_refused += err == ENOMEM;
 		} else {
 			expect = predict(op);
 			err = op_run(op);
@@ -538,10 +624,11 @@ int main(int argc, char **argv)
 			else if (!totals_consistent(&t, why, sizeof(why)))
 				bad = "counters against smaps";
 			else if (t.vmpin_kb != (rings_mapped() * RING_PAGES +
-						 mrs_registered() * MR_PAGES) * page_size / 1024)
-				bad = "VmPin against the rings mapped and the MRs registered";
+						 mrs_registered() * MR_PAGES +
+						 uios_registered() * UIO_PAGES) * page_size / 1024)
+				bad = "VmPin against the rings mapped and the buffers registered";
 			else if (t.pn_kb != (patched ? t.vmpin_kb : 0) || ring_pn_kb() != t.pn_kb)
-				bad = "the pn vmas against the rings and the MRs";
+				bad = "the pn vmas against the rings and the buffers";
 			else if (!outside && t.vmlck_kb !=
 				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
 				bad = "VmLck against the model";
@@ -567,19 +654,25 @@ int main(int argc, char **argv)
 	for (i = 0; i < MRS; i++)
 		if (mr[i])
 			run_mr(i);
+	for (i = 0; i < UIOS; i++) {
+		if (uio_on[i])
+			run_uio(i);
+		io_uring_queue_exit(&uio[i]);
+	}
 	verbs_close(&verbs);
 	for (i = 0; i < MRS; i++)
 		munmap(mr_buf[i], MR_PAGES * page_size);
 	read_totals(getpid(), &t);
 	ksft_print_msg("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
 		       "mremap %d, mlockall %d, munlockall %d, fork %d, ring %d (%d maps refused "
-		       "for the limit), mr %d (%d registrations refused for the limit)\n",
+		       "for the limit), mr %d (%d registrations refused for the limit), io_uring "
+		       "buffer %d (%d refused for the limit)\n",
 		       done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
 		       done[OP_LOCK_ONFAULT], done[OP_UNLOCK], done[OP_PROTECT], done[OP_MREMAP],
 		       done[OP_MLOCKALL], done[OP_MUNLOCKALL], done[OP_FORK], done[OP_RING],
-		       refused, done[OP_MR], mr_refused);
+		       refused, done[OP_MR], mr_refused, done[OP_UIO], uio_refused);
 	ksft_print_msg("after munlockall, munmap of the arena and the rings, and "
-		       "deregistration of the MRs: VmLck %ld kB, VmPin %ld kB\n",
+		       "deregistration of the MRs and io_uring buffers: VmLck %ld kB, VmPin %ld kB\n",
 		       t.vmlck_kb, t.vmpin_kb);
 	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
