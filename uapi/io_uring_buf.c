@@ -32,6 +32,7 @@
 #include <liburing.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
+#include "uapi_case.h"
 
 #define BUF_PAGES	8	/* a buffer; two are registered */
 #define SHARE_LIMIT	24	/* pages, for the rows of the shared limit */
@@ -60,23 +61,6 @@ static const char *const cases[] = {
 };
 
 static bool patched;
-
-static long kb(long pages)
-{
-	return pages * page_size / 1024;
-}
-
-static void pass_if(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ksft_print_msg("%s: %s\n", name, buf);
-	ksft_test_result(ok, "%s\n", name);
-}
 
 /*
  * Register n buffers of pages each, one after the other from mem, on a

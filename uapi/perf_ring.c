@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
+#include "uapi_case.h"
 
 #define DATA_PAGES	16
 #define RING_PAGES	(1 + DATA_PAGES)
@@ -61,23 +62,6 @@ static const char *const cases[] = {
 	[MLOCK_AND_PERF_SHARE_THE_LIMIT] = "mlock_and_perf_share_the_limit",
 	[BEYOND_THE_ALLOWANCE_WITH_EARLIER_BUFFERS] = "beyond_the_allowance_with_earlier_buffers",
 };
-
-static long kb(long pages)
-{
-	return pages * page_size / 1024;
-}
-
-static void pass_if(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[256];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ksft_print_msg("%s: %s\n", name, buf);
-	ksft_test_result(ok, "%s\n", name);
-}
 
 /* "ok N name # SKIP why": 6.1's ksft_test_result_skip() prints no name. */
 static void skip(const char *name, const char *fmt, ...)

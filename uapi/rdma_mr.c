@@ -50,6 +50,7 @@
 #include <liburing.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
+#include "uapi_case.h"
 #include "rxe.h"
 
 #define NETDEV		"vmpin0"
@@ -93,23 +94,6 @@ static const char *const cases[] = {
 static bool patched;
 /* The device of the rows that share the limit with mlock. */
 static const char *device = RXE_DEVICE;
-
-static long kb(long pages)
-{
-	return pages * page_size / 1024;
-}
-
-static void pass_if(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ksft_print_msg("%s: %s\n", name, buf);
-	ksft_test_result(ok, "%s\n", name);
-}
 
 /* --- Making the devices: netlink, sysfs, the uverbs node --- */
 

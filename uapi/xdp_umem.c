@@ -24,19 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/if_xdp.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
-
-#ifndef AF_XDP
-#define AF_XDP		44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP		283
-#endif
+#include "uapi_case.h"
 
 #define UMEM_PAGES	16
 #define SHARE_LIMIT	24	/* pages, for the rows of the shared limit */
@@ -60,23 +52,6 @@ static const char *const cases[] = {
 };
 
 static bool patched;
-
-static long kb(long pages)
-{
-	return pages * page_size / 1024;
-}
-
-static void pass_if(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ksft_print_msg("%s: %s\n", name, buf);
-	ksft_test_result(ok, "%s\n", name);
-}
 
 /*
  * mlock half the limit, then a umem of the rest, then one of one page
