@@ -5,19 +5,29 @@
  * programs' own, through kselftest.h, whose counters are per program.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/genetlink.h>
 #include <linux/if_xdp.h>
+#include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <linux/vdpa.h>
+#include <linux/vhost.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -472,4 +482,182 @@ int xdp_umem(void *mem, long pages)
 		return -err;
 	}
 	return fd;
+}
+
+/* --- vhost-vdpa: the device (generic netlink, sysfs, the node), its file --- */
+
+static char vdpa_node[sizeof("/dev/") + 256];	/* /dev/vhost-vdpa-N */
+
+static void nl_put_attr(struct nlmsghdr *h, unsigned short type, const void *data, int len)
+{
+	struct nlattr *a = (void *)h + NLMSG_ALIGN(h->nlmsg_len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/*
+ * Send a generic netlink request of family, command cmd, with the string
+ * attributes of names[] (attribute types types[]); the reply's message in
+ * buf.  0, or a -errno.
+ */
+static int genl_request(int family, int cmd, int n, const int *types,
+			const char *const *names, char *buf, size_t len)
+{
+	union { struct nlmsghdr h; char buf[512]; } m = { 0 };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct genlmsghdr *g = NLMSG_DATA(&m.h);
+	struct nlmsghdr *r = (void *)buf;
+	int fd, i, got, ret = -EIO;
+
+	m.h.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m.h.nlmsg_type = family;
+	m.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.h.nlmsg_seq = 1;
+	g->cmd = cmd;
+	g->version = 1;
+	for (i = 0; i < n; i++)
+		nl_put_attr(&m.h, types[i], names[i], strlen(names[i]) + 1);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &m, m.h.nlmsg_len, 0, (void *)&kernel, sizeof(kernel)) < 0) {
+		ret = -errno;
+	} else {
+		got = recv(fd, buf, len, 0);
+		if (got >= (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
+		    r->nlmsg_type == NLMSG_ERROR)
+			ret = ((struct nlmsgerr *)NLMSG_DATA(r))->error;
+		else if (got >= (int)NLMSG_LENGTH(GENL_HDRLEN))
+			ret = 0;
+	}
+	close(fd);
+	return ret;
+}
+
+/* The id of the generic netlink family "vdpa", or a -errno. */
+static int vdpa_family(void)
+{
+	const int types[] = { CTRL_ATTR_FAMILY_NAME };
+	const char *const names[] = { VDPA_GENL_NAME };
+	char buf[4096];
+	struct nlmsghdr *r = (void *)buf;
+	struct nlattr *a;
+	int ret, left;
+
+	ret = genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, types, names,
+			   buf, sizeof(buf));
+	if (ret)
+		return ret;
+	a = (void *)((char *)NLMSG_DATA(r) + GENL_HDRLEN);
+	left = r->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID)
+			return *(unsigned short *)((char *)a + NLA_HDRLEN);
+		left -= NLA_ALIGN(a->nla_len);
+		a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return -ENOENT;
+}
+
+int vdpa_make(char *why, size_t len)
+{
+	const int types[] = { VDPA_ATTR_MGMTDEV_DEV_NAME, VDPA_ATTR_DEV_NAME };
+	const char *const names[] = { "vdpasim_net", VDPA_DEVICE };
+	const char *dir = "/sys/bus/vdpa/devices/" VDPA_DEVICE;
+	char path[320], buf[4096];
+	unsigned int major, minor;
+	int family, ret, found = 0;
+	struct dirent *d;
+	DIR *dp;
+	FILE *f;
+
+	family = vdpa_family();
+	ret = family < 0 ? family : genl_request(family, VDPA_CMD_DEV_NEW, 2, types, names,
+						 buf, sizeof(buf));
+	if (ret && ret != -EEXIST) {
+		snprintf(why, len, "vdpa dev add mgmtdev vdpasim_net name %s: %s", VDPA_DEVICE,
+			 strerror(-ret));
+		return -1;
+	}
+	mkdir("/sys", 0755);
+	if (access("/sys/bus", F_OK) && mount("sysfs", "/sys", "sysfs", 0, NULL)) {
+		snprintf(why, len, "mount sysfs: %s", strerror(errno));
+		return -1;
+	}
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp)) && !found)
+		found = !strncmp(d->d_name, "vhost-vdpa-", 11) &&
+			snprintf(path, sizeof(path), "%s/%s/dev", dir, d->d_name) > 0 &&
+			snprintf(vdpa_node, sizeof(vdpa_node), "/dev/%s", d->d_name) > 0;
+	if (dp)
+		closedir(dp);
+	f = found ? fopen(path, "r") : NULL;
+	if (!f || fscanf(f, "%u:%u", &major, &minor) != 2) {
+		snprintf(why, len, "no %s/vhost-vdpa-N/dev: is vhost_vdpa built in?", dir);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	unlink(vdpa_node);
+	if (mknod(vdpa_node, S_IFCHR | 0666, makedev(major, minor)) || chmod(vdpa_node, 0666)) {
+		snprintf(why, len, "mknod %s: %s", vdpa_node, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The node vdpa_make() made, found in /dev by another program; 0 or -1. */
+static int vdpa_find(void)
+{
+	struct dirent *d;
+	DIR *dp = opendir("/dev");
+
+	while (dp && (d = readdir(dp)))
+		if (!strncmp(d->d_name, "vhost-vdpa-", 11)) {
+			snprintf(vdpa_node, sizeof(vdpa_node), "/dev/%s", d->d_name);
+			break;
+		}
+	if (dp)
+		closedir(dp);
+	return *vdpa_node ? 0 : -1;
+}
+
+int vdpa_open(void)
+{
+	__u64 features = 1ULL << VHOST_BACKEND_F_IOTLB_MSG_V2;
+	int fd;
+
+	if (!*vdpa_node && vdpa_find())
+		return -ENODEV;
+	fd = open(vdpa_node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, VHOST_SET_OWNER) || ioctl(fd, VHOST_SET_BACKEND_FEATURES, &features)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+int vdpa_iotlb(int fd, int type, void *mem, long pages)
+{
+	struct vhost_msg_v2 m = {
+		.type = VHOST_IOTLB_MSG_V2,
+		.iotlb = {
+			.iova = (unsigned long)mem,
+			.size = pages * page_size,
+			.uaddr = (unsigned long)mem,
+			.perm = VHOST_ACCESS_RW,
+			.type = type,
+		},
+	};
+
+	return write(fd, &m, sizeof(m)) == sizeof(m) ? 0 : -errno;
 }

@@ -105,6 +105,23 @@ int as_user_net_raw(uid_t uid, long limit, int (*fn)(long limit));
  */
 int xdp_umem(void *mem, long pages);
 
+/*
+ * vhost-vdpa, on a device of the vDPA network simulator (vdpa_sim, of
+ * physical addresses): vdpa_make(), as root, makes the device VDPA_DEVICE,
+ * as "vdpa dev add mgmtdev vdpasim_net name VDPA_DEVICE" does, and its
+ * node /dev/vhost-vdpa-N, open to everyone (no devtmpfs here); 0, or -1
+ * with why.  vdpa_open() opens the node, becomes the device's owner
+ * (VHOST_SET_OWNER) and asks for IOTLB messages v2: the fd, or -errno; a
+ * device is open in one file at a time.  vdpa_iotlb() writes one IOTLB
+ * message of type (VHOST_IOTLB_UPDATE, _INVALIDATE) for pages from mem,
+ * at the IOVA of mem, read and write: 0, or -errno (write() says EFAULT
+ * for every update the device refuses).
+ */
+#define VDPA_DEVICE	"vdpa_vmpin"
+int vdpa_make(char *why, size_t len);
+int vdpa_open(void);
+int vdpa_iotlb(int fd, int type, void *mem, long pages);
+
 /* The pages RLIMIT_MEMLOCK allows, or -1 for no limit (or CAP_IPC_LOCK). */
 long memlock_limit_pages(void);
 

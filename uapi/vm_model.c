@@ -10,10 +10,13 @@
  * fork on the arena (vm_accounting.h), the mapping and unmapping of two
  * perf ring buffers of RING_PAGES pages, the registration and
  * deregistration of two RDMA memory regions of MR_PAGES pages (each a
- * buffer of its own, on the rxe device uapi/rdma_mr.c makes), and of two
- * io_uring buffers of UIO_PAGES pages (a ring and a buffer each): real
- * long-term pins.  A model of the arena, a page at a time, of the rings,
- * the MRs and the io_uring buffers predicts each operation's result (errno included,
+ * buffer of its own, on the rxe device uapi/rdma_mr.c makes), of two
+ * io_uring buffers of UIO_PAGES pages (a ring and a buffer each), and the
+ * update and invalidation of two buffers of VDPA_PAGES pages in the IOTLB
+ * of the vhost-vdpa device uapi/vhost_vdpa.c makes: real long-term pins.
+ * A model of the arena, a page at a time, of the rings, the MRs, the
+ * io_uring buffers and the vhost-vdpa buffers predicts each operation's
+ * result (errno included,
  * RLIMIT_MEMLOCK included when unprivileged) and the pages it leaves
  * mapped, locked and pinned.  The plan runs it with
  * perf_event_mlock_kb 0, so a ring's pages are all charged to VmPin on
@@ -28,9 +31,10 @@
  * - the arena in smaps reads as the model's letters;
  * - VmLck is the size of the locked vmas of smaps and, unless mlockall
  *   locked the rest of the process, the model's count of locked pages;
- * - VmPin is the pages of the rings mapped and the MRs and io_uring
- *   buffers registered, and the pn vmas of smaps are those rings and
- *   buffers on the patched kernel, none on the pristine one.
+ * - VmPin is the pages of the rings mapped, the MRs and io_uring buffers
+ *   registered and the vhost-vdpa buffers mapped, and the pn vmas of
+ *   smaps are those rings and buffers on the patched kernel, none on the
+ *   pristine one.
  * The first step that breaks one prints the seed, the step, the last
  * operations and what differed, and ends the run.
  *
@@ -45,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <liburing.h>
+#include <linux/vhost.h>
 #include "kselftest.h"
 #include "vm_accounting.h"
 #include "rxe.h"
@@ -60,6 +65,9 @@
 #define UIOS		2
 #define UIO_PAGES	2
 #define OP_UIO		(OP_MR + 1)	/* an io_uring buffer op: .a the slot, .n 1 registers */
+#define VDPAS		2
+#define VDPA_PAGES	2
+#define OP_VDPA		(OP_UIO + 1)	/* a vhost-vdpa op: .a the slot, .n 1 updates */
 
 static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
 static bool future;		/* mlockall(MCL_FUTURE) in force */
@@ -74,6 +82,9 @@ static struct ibv_mr *mr[MRS];	/* the MR registered, or NULL */
 static struct io_uring uio[UIOS];	/* a ring per io_uring buffer */
 static char *uio_buf[UIOS];	/* the buffer, mapped throughout */
 static bool uio_on[UIOS];	/* the buffer registered */
+static int vdpa_fd;		/* the vhost-vdpa device, this process its owner */
+static char *vdpa_buf[VDPAS];	/* a buffer per update, mapped throughout */
+static bool vdpa_on[VDPAS];	/* the buffer in the device's IOTLB */
 static unsigned long long rng;
 
 /* smaps and status after the last step: what the next op starts from */
@@ -178,6 +189,15 @@ static int uios_registered(void)
 	return n;
 }
 
+static int vdpas_updated(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < VDPAS; i++)
+		n += vdpa_on[i];
+	return n;
+}
+
 /* The vma of smaps that starts at p, or NULL. */
 static const struct vma *vma_at(const void *p)
 {
@@ -254,7 +274,36 @@ static int run_uio(int slot)
 	return -ret;
 }
 
-/* The pages of the pn vmas of smaps that are rings or MR or io_uring buffers. */
+/*
+ * Update the device's IOTLB with slot's buffer if it is not there, else
+ * invalidate it.  An update is checked against the limit as an MR is
+ * (write() says EFAULT for any update refused); 6.1 checks it against
+ * VmPin alone, CAP_IPC_LOCK or not, and root's RLIMIT_MEMLOCK is far.
+ */
+static int predict_vdpa(int slot)
+{
+	const struct vma *v = vma_at(vdpa_buf[slot]);
+	long locked = v && v->locked ? VDPA_PAGES : 0;
+
+	if (vdpa_on[slot] || limit < 0)
+		return 0;
+	if ((patched ? charged_pages() - locked : now.vmpin_kb * 1024 / page_size) +
+	    VDPA_PAGES > limit)
+		return EFAULT;
+	return 0;
+}
+
+static int run_vdpa(int slot)
+{
+	int type = vdpa_on[slot] ? VHOST_IOTLB_INVALIDATE : VHOST_IOTLB_UPDATE;
+	int err = vdpa_iotlb(vdpa_fd, type, vdpa_buf[slot], VDPA_PAGES);
+
+	if (!err)
+		vdpa_on[slot] = !vdpa_on[slot];
+	return -err;
+}
+
+/* The pages of the pn vmas of smaps that are rings or MR, io_uring or vhost-vdpa buffers. */
 static long ring_pn_kb(void)
 {
 	long kb = 0;
@@ -271,6 +320,9 @@ static long ring_pn_kb(void)
 				kb += (snap[i].end - snap[i].start) / 1024;
 		for (j = 0; j < UIOS; j++)
 			if ((void *)snap[i].start == uio_buf[j])
+				kb += (snap[i].end - snap[i].start) / 1024;
+		for (j = 0; j < VDPAS; j++)
+			if ((void *)snap[i].start == vdpa_buf[j])
 				kb += (snap[i].end - snap[i].start) / 1024;
 	}
 	return kb;
@@ -459,6 +511,12 @@ static void random_op(struct op *op)
 		op->n = !uio_on[op->a];
 		return;
 	}
+	if (k < 29) {		/* update the vhost-vdpa IOTLB, or invalidate */
+		op->kind = OP_VDPA;
+		op->a = rnd(VDPAS);
+		op->n = !vdpa_on[op->a];
+		return;
+	}
 	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
@@ -495,6 +553,9 @@ static const char *step_text(const struct op *op)
 	else if (op->kind == OP_UIO)
 		snprintf(buf, sizeof(buf), "%s io_uring buffer %d", op->n ? "register" : "unregister",
 			 op->a);
+	else if (op->kind == OP_VDPA)
+		snprintf(buf, sizeof(buf), "%s vhost-vdpa buffer %d",
+			 op->n ? "update" : "invalidate", op->a);
 	else
 		return op_text(op);
 	return buf;
@@ -514,7 +575,8 @@ int main(int argc, char **argv)
 	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
 	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
 	struct op history[HISTORY];
-	int done[OP_UIO + 1] = { 0 }, refused = 0, mr_refused = 0, uio_refused = 0;
+	int done[OP_VDPA + 1] = { 0 }, refused = 0, mr_refused = 0, uio_refused = 0;
+	int vdpa_refused = 0;
 	const char *kernel = getenv("VM_KERNEL");
 	long step, i;
 	int setup_err;
@@ -569,6 +631,24 @@ int main(int argc, char **argv)
 			return KSFT_FAIL;
 		}
 	}
+	vdpa_fd = vdpa_open();
+	if (vdpa_fd < 0) {
+		ksft_print_msg("the vhost-vdpa device: %s (uapi/vhost_vdpa.c makes it; the plan "
+			       "runs it first)\n", strerror(-vdpa_fd));
+		ksft_test_result_fail("%s\n", cases[0]);
+		return KSFT_FAIL;
+	}
+	for (i = 0; i < VDPAS; i++) {
+		/* Beyond the io_uring buffers. */
+		vdpa_buf[i] = mmap((char *)arena - (RINGS + MRS + UIOS + i + 1) * RING_DISTANCE,
+				   VDPA_PAGES * page_size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (vdpa_buf[i] == MAP_FAILED) {
+			ksft_print_msg("mmap of a vhost-vdpa buffer: %s\n", strerror(errno));
+			ksft_test_result_fail("%s\n", cases[0]);
+			return KSFT_FAIL;
+		}
+	}
 	for (i = 0; i < UIOS; i++) {
 		/* Beyond the MRs' buffers. */
 		uio_buf[i] = mmap((char *)arena - (RINGS + MRS + i + 1) * RING_DISTANCE,
@@ -606,6 +686,10 @@ int main(int argc, char **argv)
 			expect = predict_uio(op->a);
 			err = run_uio(op->a);
 			uio_refused += err == ENOMEM;
+		} else if (op->kind == OP_VDPA) {
+			expect = predict_vdpa(op->a);
+			err = run_vdpa(op->a);
+			vdpa_refused += err == EFAULT;
 		} else {
 			expect = predict(op);
 			err = op_run(op);
@@ -625,7 +709,8 @@ int main(int argc, char **argv)
 				bad = "counters against smaps";
 			else if (t.vmpin_kb != (rings_mapped() * RING_PAGES +
 						 mrs_registered() * MR_PAGES +
-						 uios_registered() * UIO_PAGES) * page_size / 1024)
+						 uios_registered() * UIO_PAGES +
+						 vdpas_updated() * VDPA_PAGES) * page_size / 1024)
 				bad = "VmPin against the rings mapped and the buffers registered";
 			else if (t.pn_kb != (patched ? t.vmpin_kb : 0) || ring_pn_kb() != t.pn_kb)
 				bad = "the pn vmas against the rings and the buffers";
@@ -659,6 +744,10 @@ int main(int argc, char **argv)
 			run_uio(i);
 		io_uring_queue_exit(&uio[i]);
 	}
+	for (i = 0; i < VDPAS; i++)
+		if (vdpa_on[i])
+			run_vdpa(i);
+	close(vdpa_fd);
 	verbs_close(&verbs);
 	for (i = 0; i < MRS; i++)
 		munmap(mr_buf[i], MR_PAGES * page_size);
@@ -666,13 +755,16 @@ int main(int argc, char **argv)
 	ksft_print_msg("ops: map %d, unmap %d, lock %d, lockonfault %d, unlock %d, protect %d, "
 		       "mremap %d, mlockall %d, munlockall %d, fork %d, ring %d (%d maps refused "
 		       "for the limit), mr %d (%d registrations refused for the limit), io_uring "
-		       "buffer %d (%d refused for the limit)\n",
+		       "buffer %d (%d refused for the limit), vhost-vdpa %d (%d updates refused "
+		       "for the limit)\n",
 		       done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
 		       done[OP_LOCK_ONFAULT], done[OP_UNLOCK], done[OP_PROTECT], done[OP_MREMAP],
 		       done[OP_MLOCKALL], done[OP_MUNLOCKALL], done[OP_FORK], done[OP_RING],
-		       refused, done[OP_MR], mr_refused, done[OP_UIO], uio_refused);
-	ksft_print_msg("after munlockall, munmap of the arena and the rings, and "
-		       "deregistration of the MRs and io_uring buffers: VmLck %ld kB, VmPin %ld kB\n",
+		       refused, done[OP_MR], mr_refused, done[OP_UIO], uio_refused,
+		       done[OP_VDPA], vdpa_refused);
+	ksft_print_msg("after munlockall, munmap of the arena and the rings, deregistration "
+		       "of the MRs and io_uring buffers and invalidation of the vhost-vdpa "
+		       "buffers: VmLck %ld kB, VmPin %ld kB\n",
 		       t.vmlck_kb, t.vmpin_kb);
 	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
