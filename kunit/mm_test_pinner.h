@@ -221,6 +221,32 @@ static inline long mm_test_pin_step(struct kunit *test,
 	}
 }
 
+/*
+ * What a pristine path that is one call of pin_user_pages() with
+ * @gup_flags returns for the range, measured: the pages pinned, -ENOMEM
+ * if fewer than asked (AF_XDP's, VDUSE's and vhost-vdpa's paths after
+ * their limit checks), or GUP's -errno.  Nothing stays pinned.
+ */
+static inline long mm_test_pin_pristine_once(unsigned long addr,
+					     unsigned long npages,
+					     unsigned int gup_flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	long got;
+
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	mmap_read_lock(mm);
+	got = pin_user_pages(addr, npages, gup_flags, pages, NULL);
+	mmap_read_unlock(mm);
+	if (got > 0)
+		unpin_user_pages(pages, got);
+	kfree(pages);
+	return got >= 0 && got != npages ? -ENOMEM : got;
+}
+
 static inline void mm_test_pinner_sequence(struct kunit *test,
 					   const struct mm_test_pinner *p)
 {

@@ -68,20 +68,7 @@ static void xdp_umem_test_put(struct mm_test_pin_slot *slot, unsigned int first,
  */
 static long xdp_umem_test_pristine(unsigned long addr, unsigned long npages)
 {
-	struct mm_struct *mm = current->mm;
-	struct page **pages;
-	long got;
-
-	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return -ENOMEM;
-	mmap_read_lock(mm);
-	got = pin_user_pages(addr, npages, FOLL_WRITE | FOLL_LONGTERM, pages, NULL);
-	mmap_read_unlock(mm);
-	if (got > 0)
-		unpin_user_pages(pages, got);
-	kfree(pages);
-	return got >= 0 && got != npages ? -ENOMEM : got;
+	return mm_test_pin_pristine_once(addr, npages, FOLL_WRITE | FOLL_LONGTERM);
 }
 
 static const struct mm_test_pinner xdp_umem_test_pinner = {
