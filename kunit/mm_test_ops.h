@@ -137,6 +137,10 @@ long mm_test_do_op(struct kunit *test, const struct mm_test_op *op,
 		return mm_test_pin(test, op->slot, PAGE_MASK, 2 * PAGE_SIZE);
 	case MM_OP_CHARGE:
 		return mm_test_charge(test, op->slot, op->n);
+	case MM_OP_CHARGE_MORE:
+		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
+		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);
+		return mm_mpin_charge_more(fx->pins[op->slot], op->n);
 	case MM_OP_UNPIN:
 		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
 		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);

@@ -72,6 +72,7 @@ enum mm_test_op_kind {
 	MM_OP_PIN_BYTES,	/* mm_mpin(base + first, n): bytes, not pages */
 	MM_OP_PIN_WRAP,		/* mm_mpin() of the last page and one more */
 	MM_OP_CHARGE,		/* pins[slot] = mm_mpin_charge(n) */
+	MM_OP_CHARGE_MORE,	/* mm_mpin_charge_more(pins[slot], n) */
 };
 
 struct mm_test_op {
@@ -96,6 +97,9 @@ struct mm_test_op {
 #define UNPIN(s)		{ .kind = MM_OP_UNPIN, .slot = s }
 #define CHARGE(s, np)		{ .kind = MM_OP_CHARGE, .slot = s, .n = np }
 #define CHARGE_ERR(s, np, e)	{ .kind = MM_OP_CHARGE, .slot = s, .n = np, .ret = e }
+#define MORE(s, np)		{ .kind = MM_OP_CHARGE_MORE, .slot = s, .n = np }
+#define MORE_ERR(s, np, e)	{ .kind = MM_OP_CHARGE_MORE, .slot = s, .n = np, \
+				  .ret = e }
 
 /*
  * The description of a row of a table for KUNIT_ARRAY_PARAM(): its name,

@@ -364,6 +364,27 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	  "........", 0, 0, 1, "........", 1, .limit = MP_NO_MEMLOCK },
 	{ "bad_charge_empty", { CHARGE_ERR(0, 0, -EINVAL) },
 	  "........", 0, 0, 1, "........", 1 },
+
+	/*
+	 * mm_mpin_charge_more(): a detached pin grows, under the same limit;
+	 * an attached one cannot (its charge is its ranges' pages)
+	 */
+	{ "charge_more_grows", { CHARGE(0, 4), MORE(0, 4) },
+	  "........", 8, 0, 1, "........", 1 },
+	{ "charge_more_limit_within", { OP(MLOCK, 0, 2), CHARGE(0, 4), MORE(0, 2) },
+	  "LL......", 6, 2, 2, "LL......", 2, .limit = 8 },
+	{ "charge_more_limit_over", { OP(MLOCK, 0, 2), CHARGE(0, 4),
+	  MORE_ERR(0, 3, -ENOMEM) },
+	  "LL......", 4, 2, 2, "LL......", 2, .limit = 8 },
+	{ "charge_more_cap_ipc_lock", { CHARGE(0, 4), MORE(0, 4) },
+	  "........", 8, 0, 1, "........", 1, .limit = 4, .cap = true },
+	/* a pin mm_mpin() made is detached once its range is unmapped */
+	{ "charge_more_unmapped_pin", { PIN(0, 0, 8), OP(MUNMAP, 0, 8), MORE(0, 2) },
+	  "--------", 10, 0, 0, "--------", 0 },
+	{ "bad_charge_more_attached", { PIN(0, 2, 4), MORE_ERR(0, 2, -EINVAL) },
+	  "..PPPP..", 4, 0, 3, "........", 1 },
+	{ "bad_charge_more_empty", { CHARGE(0, 4), MORE_ERR(0, 0, -EINVAL) },
+	  "........", 4, 0, 1, "........", 1 },
 };
 
 static void mm_pin_desc(const struct mm_pin_case *c, char *desc)
