@@ -15,7 +15,8 @@
  * the process's locked pages use, so mlock and registrations share one
  * limit; the pristine kernel checks each against the limit alone.  The
  * last row combines mlock, registrations, io_uring's registered buffers
- * (patch 17), AF_XDP umems (patch 19) and perf ring buffers under a 1 MiB
+ * (patch 17), AF_XDP umems (patch 19), MSG_ZEROCOPY sends (patch 23, lo
+ * brought up as root first) and perf ring buffers under a 1 MiB
  * limit and prints how much the process held: within the limit plus perf's
  * allowance on the patched kernel, past it on the pristine one.  It runs
  * as nobody with CAP_NET_RAW alone, which an AF_XDP socket needs.
@@ -301,8 +302,11 @@ static long perf_allowance(void)
 /*
  * Take as much as each way allows, in turn: mlock (a page at a time),
  * registrations of MR_PAGES, io_uring buffers of MR_PAGES (a ring each),
- * AF_XDP umems of MR_PAGES (a socket each), then perf ring buffers of RING_PAGES (smaller than perf's allowance, so
- * the first fits in it); count what the process holds of each.  The
+ * AF_XDP umems of MR_PAGES (a socket each), MSG_ZEROCOPY sends of MR_PAGES
+ * held in TCP connections over loopback (a connection each, charged
+ * MR_PAGES + 2), then perf ring buffers of RING_PAGES (smaller than perf's
+ * allowance, so the first fits in it); count what the process holds of
+ * each.  The
  * patched kernel must keep the total within the limit plus perf's
  * allowance; on the pristine kernel the program measures how far past the
  * limit it gets, in kB and in times the limit.
@@ -311,17 +315,19 @@ static long perf_allowance(void)
 #define MAX_MRS		256
 #define MAX_UIOS	64
 #define MAX_XSKS	64
+#define MAX_ZCS		64
 
 static int everything(long limit)
 {
 	long allowance = perf_allowance(), locked = 0, rings = 0, mrs = 0, uios = 0;
-	long xsks = 0, cap = 4 * limit, held, bound;
+	long xsks = 0, zcs = 0, cap = 4 * limit, held, bound;
+	int zc_snd[MAX_ZCS], zc_rcv[MAX_ZCS];
 	struct io_uring uio[MAX_UIOS];
 	int xsk[MAX_XSKS];
 	struct ibv_mr *mr[MAX_MRS];
 	void *ring[MAX_RINGS];
 	int fd[MAX_RINGS];
-	char *lock, *reg_mem, *uio_mem, *xsk_mem;
+	char *lock, *reg_mem, *uio_mem, *xsk_mem, *zc_mem;
 	struct verbs v;
 
 	lock = mmap(NULL, cap * page_size, PROT_READ | PROT_WRITE,
@@ -329,7 +335,8 @@ static int everything(long limit)
 	reg_mem = map_pages(MAX_MRS * MR_PAGES);
 	uio_mem = map_pages(MAX_UIOS * MR_PAGES);
 	xsk_mem = map_pages(MAX_XSKS * MR_PAGES);
-	if (lock == MAP_FAILED || !reg_mem || !uio_mem || !xsk_mem || allowance < 0 ||
+	zc_mem = map_pages(MAX_ZCS * MR_PAGES);
+	if (lock == MAP_FAILED || !reg_mem || !uio_mem || !xsk_mem || !zc_mem || allowance < 0 ||
 	    verbs_open(&v)) {
 		ksft_print_msg("setup: %s\n", strerror(errno));
 		return 1;
@@ -362,6 +369,9 @@ static int everything(long limit)
 			break;
 		xsks++;
 	}
+	while (zcs < MAX_ZCS && !zc_held(&zc_snd[zcs], &zc_rcv[zcs],
+					 zc_mem + zcs * MR_PAGES * page_size, MR_PAGES))
+		zcs++;
 	while (rings < MAX_RINGS) {
 		fd[rings] = perf_open();
 		if (fd[rings] < 0)
@@ -374,15 +384,18 @@ static int everything(long limit)
 		}
 		rings++;
 	}
-	held = locked + rings * RING_PAGES + (mrs + uios + xsks) * MR_PAGES;
+	held = locked + rings * RING_PAGES + (mrs + uios + xsks) * MR_PAGES +
+	       zcs * (MR_PAGES + 2);
 	bound = limit + allowance;
 	ksft_print_msg("%s kernel, nobody with CAP_NET_RAW, RLIMIT_MEMLOCK %ld kB, perf "
 		       "allowance %ld kB: mlock %ld kB, %ld MRs %ld kB, %ld io_uring buffers %ld kB, "
-		       "%ld AF_XDP umems %ld kB, %ld perf ring buffers %ld kB: %ld kB held, %.2f "
+		       "%ld AF_XDP umems %ld kB, %ld zerocopy sends %ld kB, %ld perf ring buffers "
+		       "%ld kB: %ld kB held, %.2f "
 		       "times the limit, %+ld kB against the limit and the allowance "
 		       "(expected %s)\n", patched ? "patched" : "pristine", kb(limit),
 		       kb(allowance), kb(locked), mrs, kb(mrs * MR_PAGES), uios,
-		       kb(uios * MR_PAGES), xsks, kb(xsks * MR_PAGES), rings,
+		       kb(uios * MR_PAGES), xsks, kb(xsks * MR_PAGES), zcs,
+		       kb(zcs * (MR_PAGES + 2)), rings,
 		       kb(rings * RING_PAGES), kb(held), (double)held / limit, kb(held - bound),
 		       patched ? "within the limit and the allowance" : "past the limit");
 	while (mrs--)
@@ -393,6 +406,10 @@ static int everything(long limit)
 	}
 	while (xsks--)
 		close(xsk[xsks]);
+	while (zcs--) {
+		close(zc_snd[zcs]);
+		close(zc_rcv[zcs]);
+	}
 	while (rings--) {
 		munmap(ring[rings], RING_PAGES * page_size);
 		close(fd[rings]);
@@ -553,6 +570,8 @@ int main(void)
 	pass_if(!ret, cases[MLOCK_AFTER_MR_COUNTS_THE_MR], "as nobody: %s",
 		ret ? "failed (above)" : "as expected");
 	siw_rows(siw);
+	if (lo_up())
+		ksft_print_msg("lo up: %s: no zerocopy sends in the next row\n", strerror(errno));
 	ret = as_user_net_raw(NOBODY, BYPASS_LIMIT, everything);
 	pass_if(!ret, cases[EVERY_PINNER_UNDER_ONE_LIMIT], "as nobody with CAP_NET_RAW: %s",
 		ret ? "failed (above)" : "as expected");

@@ -16,6 +16,8 @@
 #include <linux/perf_event.h>
 #include <linux/vdpa.h>
 #include <linux/vhost.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,4 +662,73 @@ int vdpa_iotlb(int fd, int type, void *mem, long pages)
 	};
 
 	return write(fd, &m, sizeof(m)) == sizeof(m) ? 0 : -errno;
+}
+
+/* --- MSG_ZEROCOPY: a TCP connection over loopback --- */
+
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY	60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY	0x4000000
+#endif
+
+int lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	ret = ret ? ret : ioctl(fd, SIOCSIFFLAGS, &ifr);
+	close(fd);
+	return ret;
+}
+
+int tcp_pair(int *snd, int *rcv, int rcvbuf)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(addr);
+	int one = 1, sndbuf = 1 << 20, lfd, ret = -1;
+
+	*snd = *rcv = -1;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	*snd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd >= 0 && *snd >= 0 &&
+	    !(rcvbuf && setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) &&
+	    !bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) && !listen(lfd, 1) &&
+	    !getsockname(lfd, (struct sockaddr *)&addr, &len) &&
+	    !setsockopt(*snd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) &&
+	    !setsockopt(*snd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) &&
+	    !connect(*snd, (struct sockaddr *)&addr, sizeof(addr)))
+		*rcv = accept(lfd, NULL, NULL);
+	if (*rcv >= 0)
+		ret = 0;
+	else if (*snd >= 0)
+		close(*snd);
+	if (lfd >= 0)
+		close(lfd);
+	return ret;
+}
+
+int zc_send(int fd, void *mem, long pages)
+{
+	return send(fd, mem, pages * page_size, MSG_ZEROCOPY | MSG_DONTWAIT) < 0 ? errno : 0;
+}
+
+int zc_held(int *snd, int *rcv, void *mem, long pages)
+{
+	int err;
+
+	if (tcp_pair(snd, rcv, 2048))
+		return errno;
+	err = zc_send(*snd, mem, pages);
+	if (err) {
+		close(*snd);
+		close(*rcv);
+	}
+	return err;
 }

@@ -122,6 +122,23 @@ int vdpa_make(char *why, size_t len);
 int vdpa_open(void);
 int vdpa_iotlb(int fd, int type, void *mem, long pages);
 
+/*
+ * MSG_ZEROCOPY sends on TCP over loopback.  lo_up() brings lo up, which the
+ * initramfs leaves down: 0, or -1 with errno.  tcp_pair() connects *snd,
+ * flagged SO_ZEROCOPY with a send buffer of 1 MiB, to *rcv, whose receive
+ * buffer is rcvbuf bytes (0: the default): 0, or -1 with errno.
+ * zc_send() sends pages from mem with MSG_ZEROCOPY | MSG_DONTWAIT: 0, or
+ * errno (ENOBUFS: its charge is refused).  zc_held() makes a pair whose
+ * receiver never reads, with a receive buffer so small that the window
+ * closes, and sends pages from mem: the send waits in *snd's queue and its
+ * notification, with its charge of pages + 2, stays until the pair is
+ * closed; 0, or errno (and no pair).
+ */
+int lo_up(void);
+int tcp_pair(int *snd, int *rcv, int rcvbuf);
+int zc_send(int fd, void *mem, long pages);
+int zc_held(int *snd, int *rcv, void *mem, long pages);
+
 /* The pages RLIMIT_MEMLOCK allows, or -1 for no limit (or CAP_IPC_LOCK). */
 long memlock_limit_pages(void);
 

@@ -13,7 +13,12 @@
  * buffer of its own, on the rxe device uapi/rdma_mr.c makes), of two
  * io_uring buffers of UIO_PAGES pages (a ring and a buffer each), and the
  * update and invalidation of two buffers of VDPA_PAGES pages in the IOTLB
- * of the vhost-vdpa device uapi/vhost_vdpa.c makes: real long-term pins.
+ * of the vhost-vdpa device uapi/vhost_vdpa.c makes: real long-term pins;
+ * and two MSG_ZEROCOPY sends of ZC_PAGES pages, each held by a TCP
+ * connection over loopback whose window is closed, and released by
+ * closing it (uapi/msg_zerocopy.c brings lo up first): a notification
+ * charged ZC_PAGES + 2 to the user (io_uring's buffers share that count)
+ * and, on the patched kernel, to VmPin, marking nothing.
  * A model of the arena, a page at a time, of the rings, the MRs, the
  * io_uring buffers and the vhost-vdpa buffers predicts each operation's
  * result (errno included,
@@ -32,7 +37,8 @@
  * - VmLck is the size of the locked vmas of smaps and, unless mlockall
  *   locked the rest of the process, the model's count of locked pages;
  * - VmPin is the pages of the rings mapped, the MRs and io_uring buffers
- *   registered and the vhost-vdpa buffers mapped, and the pn vmas of
+ *   registered and the vhost-vdpa buffers mapped (and, on the patched
+ *   kernel, the charge of the zerocopy sends held), and the pn vmas of
  *   smaps are those rings and buffers on the patched kernel, none on the
  *   pristine one.
  * The first step that breaks one prints the seed, the step, the last
@@ -68,6 +74,10 @@
 #define VDPAS		2
 #define VDPA_PAGES	2
 #define OP_VDPA		(OP_UIO + 1)	/* a vhost-vdpa op: .a the slot, .n 1 updates */
+#define ZCS		2
+#define ZC_PAGES	2
+#define ZC_CHARGE	(ZC_PAGES + 2)	/* a send's pages and its two ends */
+#define OP_ZC		(OP_VDPA + 1)	/* a zerocopy send: .a the slot, .n 1 holds */
 
 static bool mapped[ARENA_PAGES], locked[ARENA_PAGES];
 static bool future;		/* mlockall(MCL_FUTURE) in force */
@@ -85,6 +95,9 @@ static bool uio_on[UIOS];	/* the buffer registered */
 static int vdpa_fd;		/* the vhost-vdpa device, this process its owner */
 static char *vdpa_buf[VDPAS];	/* a buffer per update, mapped throughout */
 static bool vdpa_on[VDPAS];	/* the buffer in the device's IOTLB */
+static char *zc_buf[ZCS];	/* a buffer per send, mapped throughout */
+static int zc_snd[ZCS], zc_rcv[ZCS];	/* the connection holding the send */
+static bool zc_on[ZCS];		/* the send held */
 static unsigned long long rng;
 
 /* smaps and status after the last step: what the next op starts from */
@@ -198,6 +211,21 @@ static int vdpas_updated(void)
 	return n;
 }
 
+static int zcs_held(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ZCS; i++)
+		n += zc_on[i];
+	return n;
+}
+
+/* The user's locked_vm: its io_uring buffers and zerocopy sends (ours alone). */
+static long user_pages(void)
+{
+	return uios_registered() * UIO_PAGES + zcs_held() * ZC_CHARGE;
+}
+
 /* The vma of smaps that starts at p, or NULL. */
 static const struct vma *vma_at(const void *p)
 {
@@ -243,8 +271,9 @@ static int run_mr(int slot)
 /*
  * Register slot's io_uring buffer if it is not registered, else
  * unregister it.  Registering is checked against the limit (ENOMEM): on
- * both kernels the user's io_uring buffers (this process's alone), then on
- * the patched one the mm's locked and pinned pages as for an MR.
+ * both kernels the user's io_uring buffers and zerocopy sends (this
+ * process's alone), then on the patched one the mm's locked and pinned
+ * pages as for an MR.
  */
 static int predict_uio(int slot)
 {
@@ -253,7 +282,7 @@ static int predict_uio(int slot)
 
 	if (uio_on[slot] || limit < 0)
 		return 0;
-	if ((uios_registered() + 1) * UIO_PAGES > limit)
+	if (user_pages() + UIO_PAGES > limit)
 		return ENOMEM;
 	if (patched && charged_pages() - locked + UIO_PAGES > limit)
 		return ENOMEM;
@@ -301,6 +330,54 @@ static int run_vdpa(int slot)
 	if (!err)
 		vdpa_on[slot] = !vdpa_on[slot];
 	return -err;
+}
+
+/*
+ * Hold a zerocopy send of slot's buffer if none is held, else close its
+ * connection.  A send is checked against the limit (ENOBUFS): on both
+ * kernels the user's count, then on the patched one the mm's locked and
+ * pinned pages (the send marks nothing, so a locked buffer counts twice).
+ */
+static int predict_zc(int slot)
+{
+	if (zc_on[slot] || limit < 0)
+		return 0;
+	if (user_pages() + ZC_CHARGE > limit)
+		return ENOBUFS;
+	if (patched && charged_pages() + ZC_CHARGE > limit)
+		return ENOBUFS;
+	return 0;
+}
+
+/* VmPin of the model: what the rings, buffers and sends held charge. */
+static long model_vmpin_kb(void)
+{
+	return (rings_mapped() * RING_PAGES + mrs_registered() * MR_PAGES +
+		uios_registered() * UIO_PAGES + vdpas_updated() * VDPA_PAGES +
+		(patched ? zcs_held() * ZC_CHARGE : 0)) * page_size / 1024;
+}
+
+static int run_zc(int slot)
+{
+	struct totals t;
+	int err, i;
+
+	if (zc_on[slot]) {
+		/* the receiver's close resets the connection: the send is dropped */
+		close(zc_rcv[slot]);
+		close(zc_snd[slot]);
+		zc_on[slot] = false;
+		/* the notification is freed in softirq: give it up to 2 s */
+		for (i = 0; i < 200; i++) {
+			if (read_status(getpid(), &t) || t.vmpin_kb == model_vmpin_kb())
+				break;
+			usleep(10000);
+		}
+		return 0;
+	}
+	err = zc_held(&zc_snd[slot], &zc_rcv[slot], zc_buf[slot], ZC_PAGES);
+	zc_on[slot] = !err;
+	return err;
 }
 
 /* The pages of the pn vmas of smaps that are rings or MR, io_uring or vhost-vdpa buffers. */
@@ -517,6 +594,12 @@ static void random_op(struct op *op)
 		op->n = !vdpa_on[op->a];
 		return;
 	}
+	if (k < 35) {		/* hold a zerocopy send, or close its connection */
+		op->kind = OP_ZC;
+		op->a = rnd(ZCS);
+		op->n = !zc_on[op->a];
+		return;
+	}
 	op->kind = kinds[rnd(ARRAY_SIZE(kinds))];
 	if (op->kind == OP_PROTECT)
 		op->b = rnd(2);
@@ -556,6 +639,9 @@ static const char *step_text(const struct op *op)
 	else if (op->kind == OP_VDPA)
 		snprintf(buf, sizeof(buf), "%s vhost-vdpa buffer %d",
 			 op->n ? "update" : "invalidate", op->a);
+	else if (op->kind == OP_ZC)
+		snprintf(buf, sizeof(buf), "%s zerocopy send %d", op->n ? "hold" : "close",
+			 op->a);
 	else
 		return op_text(op);
 	return buf;
@@ -575,8 +661,8 @@ int main(int argc, char **argv)
 	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) ^ getpid();
 	char want[ARENA_PAGES + 1], got[ARENA_PAGES + 1], why[160];
 	struct op history[HISTORY];
-	int done[OP_VDPA + 1] = { 0 }, refused = 0, mr_refused = 0, uio_refused = 0;
-	int vdpa_refused = 0;
+	int done[OP_ZC + 1] = { 0 }, refused = 0, mr_refused = 0, uio_refused = 0;
+	int vdpa_refused = 0, zc_refused = 0;
 	const char *kernel = getenv("VM_KERNEL");
 	long step, i;
 	int setup_err;
@@ -649,6 +735,17 @@ int main(int argc, char **argv)
 			return KSFT_FAIL;
 		}
 	}
+	for (i = 0; i < ZCS; i++) {
+		/* Beyond the vhost-vdpa buffers. */
+		zc_buf[i] = mmap((char *)arena - (RINGS + MRS + UIOS + VDPAS + i + 1) *
+				 RING_DISTANCE, ZC_PAGES * page_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (zc_buf[i] == MAP_FAILED) {
+			ksft_print_msg("mmap of a zerocopy buffer: %s\n", strerror(errno));
+			ksft_test_result_fail("%s\n", cases[0]);
+			return KSFT_FAIL;
+		}
+	}
 	for (i = 0; i < UIOS; i++) {
 		/* Beyond the MRs' buffers. */
 		uio_buf[i] = mmap((char *)arena - (RINGS + MRS + i + 1) * RING_DISTANCE,
@@ -690,6 +787,10 @@ int main(int argc, char **argv)
 			expect = predict_vdpa(op->a);
 			err = run_vdpa(op->a);
 			vdpa_refused += err == EFAULT;
+		} else if (op->kind == OP_ZC) {
+			expect = predict_zc(op->a);
+			err = run_zc(op->a);
+			zc_refused += err == ENOBUFS;
 		} else {
 			expect = predict(op);
 			err = op_run(op);
@@ -707,12 +808,10 @@ int main(int argc, char **argv)
 				bad = "arena";
 			else if (!totals_consistent(&t, why, sizeof(why)))
 				bad = "counters against smaps";
-			else if (t.vmpin_kb != (rings_mapped() * RING_PAGES +
-						 mrs_registered() * MR_PAGES +
-						 uios_registered() * UIO_PAGES +
-						 vdpas_updated() * VDPA_PAGES) * page_size / 1024)
-				bad = "VmPin against the rings mapped and the buffers registered";
-			else if (t.pn_kb != (patched ? t.vmpin_kb : 0) || ring_pn_kb() != t.pn_kb)
+			else if (t.vmpin_kb != model_vmpin_kb())
+				bad = "VmPin against the rings mapped, the buffers registered and the sends held";
+			else if (t.pn_kb != (patched ? t.vmpin_kb - zcs_held() * ZC_CHARGE *
+					     page_size / 1024 : 0) || ring_pn_kb() != t.pn_kb)
 				bad = "the pn vmas against the rings and the buffers";
 			else if (!outside && t.vmlck_kb !=
 				 count(locked, 0, ARENA_PAGES) * page_size / 1024)
@@ -748,6 +847,9 @@ int main(int argc, char **argv)
 		if (vdpa_on[i])
 			run_vdpa(i);
 	close(vdpa_fd);
+	for (i = 0; i < ZCS; i++)
+		if (zc_on[i])
+			run_zc(i);
 	verbs_close(&verbs);
 	for (i = 0; i < MRS; i++)
 		munmap(mr_buf[i], MR_PAGES * page_size);
@@ -756,15 +858,15 @@ int main(int argc, char **argv)
 		       "mremap %d, mlockall %d, munlockall %d, fork %d, ring %d (%d maps refused "
 		       "for the limit), mr %d (%d registrations refused for the limit), io_uring "
 		       "buffer %d (%d refused for the limit), vhost-vdpa %d (%d updates refused "
-		       "for the limit)\n",
+		       "for the limit), zerocopy %d (%d sends refused for the limit)\n",
 		       done[OP_MAP], done[OP_UNMAP], done[OP_LOCK],
 		       done[OP_LOCK_ONFAULT], done[OP_UNLOCK], done[OP_PROTECT], done[OP_MREMAP],
 		       done[OP_MLOCKALL], done[OP_MUNLOCKALL], done[OP_FORK], done[OP_RING],
 		       refused, done[OP_MR], mr_refused, done[OP_UIO], uio_refused,
-		       done[OP_VDPA], vdpa_refused);
+		       done[OP_VDPA], vdpa_refused, done[OP_ZC], zc_refused);
 	ksft_print_msg("after munlockall, munmap of the arena and the rings, deregistration "
-		       "of the MRs and io_uring buffers and invalidation of the vhost-vdpa "
-		       "buffers: VmLck %ld kB, VmPin %ld kB\n",
+		       "of the MRs and io_uring buffers, invalidation of the vhost-vdpa "
+		       "buffers and close of the zerocopy connections: VmLck %ld kB, VmPin %ld kB\n",
 		       t.vmlck_kb, t.vmpin_kb);
 	ksft_test_result(!t.vmlck_kb && !t.vmpin_kb, "%s\n", cases[0]);
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
