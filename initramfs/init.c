@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #define MAX_LINES	64
-#define MAX_ARGS	16
+#define MAX_ARGS	32
 #define NOBODY		65534
 #define KSFT_SKIP	4
 
@@ -119,9 +119,13 @@ static void read_plan(const char *path)
 			die("%s:%d: want USER MEMLOCK TIMEOUT SYSCTL COMMAND...", path, lineno);
 		p = strdup(p + n);
 		n = 0;
-		for (tok = strtok_r(p, " \t", &save); tok && n < MAX_ARGS - 1;
-		     tok = strtok_r(NULL, " \t", &save))
+		for (tok = strtok_r(p, " \t", &save); tok;
+		     tok = strtok_r(NULL, " \t", &save)) {
+			if (n == MAX_ARGS - 1)
+				die("%s:%d: more than %d words in the command", path, lineno,
+				    MAX_ARGS - 1);
 			l->argv[n++] = tok;
+		}
 		if (!n)
 			die("%s:%d: no command", path, lineno);
 		nlines++;

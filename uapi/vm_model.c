@@ -16,7 +16,7 @@
  * of the vhost-vdpa device uapi/vhost_vdpa.c makes: real long-term pins;
  * and two MSG_ZEROCOPY sends of ZC_PAGES pages, each held by a TCP
  * connection over loopback whose window is closed, and released by
- * closing it (uapi/msg_zerocopy.c brings lo up first): a notification
+ * closing it (uapi/zerocopy_sends.c brings lo up first): a notification
  * charged ZC_PAGES + 2 to the user (io_uring's buffers share that count)
  * and, on the patched kernel, to VmPin, marking nothing.
  * A model of the arena, a page at a time, of the rings, the MRs, the

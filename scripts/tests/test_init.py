@@ -80,3 +80,44 @@ class InitExitStatusTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+PAIR_C = os.path.join(os.path.dirname(INIT_C), 'pair.c')
+
+
+@unittest.skipIf(shutil.which('gcc') is None or not os.path.exists('/bin/true'),
+                 'needs gcc and /bin/true')
+class PairTest(unittest.TestCase):
+    """initramfs/pair.c: a server and a client from /bin, both must pass."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.exe = os.path.join(cls.tmp.name, 'pair')
+        subprocess.run(['gcc', '-Wall', '-Werror', '-o', cls.exe, PAIR_C], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def pair(self, *args):
+        return subprocess.run([self.exe] + list(args), text=True, capture_output=True)
+
+    def test_both_pass(self):
+        self.assertEqual(self.pair('true', '--', 'true').returncode, 0)
+
+    def test_a_failed_client_fails_and_says_so(self):
+        r = self.pair('true', '--', 'false')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('the client exited 1', r.stderr)
+
+    def test_a_failed_server_fails_and_says_so(self):
+        r = self.pair('false', '--', 'true')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('the server exited 1', r.stderr)
+
+    def test_no_client_is_a_usage_error(self):
+        for args in (('true',), ('true', '--'), ('--', 'true')):
+            r = self.pair(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn('usage: pair', r.stderr)
