@@ -664,6 +664,19 @@ int vdpa_iotlb(int fd, int type, void *mem, long pages)
 	return write(fd, &m, sizeof(m)) == sizeof(m) ? 0 : -errno;
 }
 
+long vmpin_settled(int timeout)
+{
+	struct totals t = { .vmpin_kb = -1 };
+	int i;
+
+	for (i = 0; i <= timeout * 10; i++) {
+		if (read_status(getpid(), &t) || !t.vmpin_kb)
+			break;
+		usleep(100000);
+	}
+	return t.vmpin_kb;
+}
+
 /* --- MSG_ZEROCOPY: a TCP connection over loopback --- */
 
 #ifndef SO_ZEROCOPY

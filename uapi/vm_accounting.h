@@ -48,6 +48,12 @@ void totals_of(const struct vma *v, int n, struct totals *t);
 /* VmLck, VmPin and VmSize of /proc/PID/status into t; -1 if unreadable. */
 int read_status(pid_t pid, struct totals *t);
 
+/*
+ * VmPin of this process once it is 0 or timeout seconds have passed (a
+ * release may be deferred); -1 if unreadable.
+ */
+long vmpin_settled(int timeout);
+
 /* VmLck and VmPin, and what the vmas of smaps say they must be. */
 int read_totals(pid_t pid, struct totals *t);
 

@@ -102,20 +102,6 @@ static int mlock_after_umem(long limit)
 	return within || over != (patched ? ENOMEM : 0);
 }
 
-/* VmPin once it is 0 or timeout seconds have passed (a release is deferred). */
-static long vmpin_settled(int timeout)
-{
-	struct totals t = { .vmpin_kb = -1 };
-	int i;
-
-	for (i = 0; i <= timeout * 10; i++) {
-		if (read_status(getpid(), &t) || !t.vmpin_kb)
-			break;
-		usleep(100000);
-	}
-	return t.vmpin_kb;
-}
-
 int main(void)
 {
 	const char *kernel = getenv("VM_KERNEL");

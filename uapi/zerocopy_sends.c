@@ -112,20 +112,6 @@ static long drain(int fd, long bytes)
 	return got;
 }
 
-/* VmPin once it is 0 or timeout seconds have passed. */
-static long vmpin_settled(int timeout)
-{
-	struct totals t = { .vmpin_kb = -1 };
-	int i;
-
-	for (i = 0; i <= timeout * 10; i++) {
-		if (read_status(getpid(), &t) || !t.vmpin_kb)
-			break;
-		usleep(100000);
-	}
-	return t.vmpin_kb;
-}
-
 /*
  * As nobody under SHARE_LIMIT: mlock, then a send within what is left,
  * then one of one page more.  Each within the user's limit alone; the
@@ -297,11 +283,24 @@ static int uring_sendmsg_and_mlock(long limit)
 	       (patched ? over != -ENOMEM : over != (room + 1) * page_size);
 }
 
+/* The rows that run as nobody under SHARE_LIMIT pages, in this order. */
+static const struct {
+	int row;
+	int (*fn)(long limit);
+} unprivileged[] = {
+	{ SEND_OVER_THE_LIMIT_REFUSED, send_over_limit },
+	{ MLOCK_AND_SENDS_SHARE_THE_LIMIT, mlock_and_send },
+	{ MLOCK_AFTER_SEND_COUNTS_THE_SEND, mlock_after_send },
+	{ IO_URING_SEND_ZC_OVER_THE_LIMIT_REFUSED, uring_over_limit },
+	{ IO_URING_SENDMSG_ZC_AND_MLOCK_SHARE_THE_LIMIT, uring_sendmsg_and_mlock },
+};
+
 int main(void)
 {
 	const char *kernel = getenv("VM_KERNEL");
 	int snd, rcv, err, ret;
 	struct io_uring ring;
+	unsigned int i;
 	struct totals t;
 	long vmpin;
 	char *mem;
@@ -364,20 +363,10 @@ int main(void)
 		"close of both ends: %s, VmPin %ld kB (waited up to 5 s)",
 		ret ? "no notification in 5 s" : "notified", vmpin);
 
-	ret = as_nobody(SHARE_LIMIT, send_over_limit);
-	pass_if(!ret, cases[SEND_OVER_THE_LIMIT_REFUSED], "as nobody: %s",
-		ret ? "failed (above)" : "as expected");
-	ret = as_nobody(SHARE_LIMIT, mlock_and_send);
-	pass_if(!ret, cases[MLOCK_AND_SENDS_SHARE_THE_LIMIT], "as nobody: %s",
-		ret ? "failed (above)" : "as expected");
-	ret = as_nobody(SHARE_LIMIT, mlock_after_send);
-	pass_if(!ret, cases[MLOCK_AFTER_SEND_COUNTS_THE_SEND], "as nobody: %s",
-		ret ? "failed (above)" : "as expected");
-	ret = as_nobody(SHARE_LIMIT, uring_over_limit);
-	pass_if(!ret, cases[IO_URING_SEND_ZC_OVER_THE_LIMIT_REFUSED], "as nobody: %s",
-		ret ? "failed (above)" : "as expected");
-	ret = as_nobody(SHARE_LIMIT, uring_sendmsg_and_mlock);
-	pass_if(!ret, cases[IO_URING_SENDMSG_ZC_AND_MLOCK_SHARE_THE_LIMIT], "as nobody: %s",
-		ret ? "failed (above)" : "as expected");
+	for (i = 0; i < ARRAY_SIZE(unprivileged); i++) {
+		ret = as_nobody(SHARE_LIMIT, unprivileged[i].fn);
+		pass_if(!ret, cases[unprivileged[i].row], "as nobody: %s",
+			ret ? "failed (above)" : "as expected");
+	}
 	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }
