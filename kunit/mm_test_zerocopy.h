@@ -18,6 +18,7 @@
 #define _MM_TEST_ZEROCOPY_H
 
 #include <kunit/test.h>
+#include <kunit/resource.h>
 #include "mm_test_util.h"
 
 #define MZ_SLOTS	2
@@ -86,6 +87,58 @@ struct mm_test_zerocopy_case {
 
 #define MZ_NO_MEMLOCK	(-1)
 
+/*
+ * What a case holds, let go by KUnit when the case ends, even when it
+ * aborted: a case that fails part-way must not leave notifications
+ * charged to the user that the next cases would meet.
+ */
+struct mm_test_zerocopy_held {
+	const struct mm_test_zerocopy *z;
+	void *through;
+	void *notif[MZ_SLOTS];
+};
+
+static inline int mm_test_zerocopy_hold(struct kunit_resource *res, void *z)
+{
+	struct mm_test_zerocopy_held *h = kzalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return -ENOMEM;
+	h->z = z;
+	res->data = h;
+	return 0;
+}
+
+/* Release the notifications left, then close the socket or ring. */
+static inline void mm_test_zerocopy_let_go(struct kunit_resource *res)
+{
+	struct mm_test_zerocopy_held *h = res->data;
+	int i;
+
+	for (i = 0; i < MZ_SLOTS; i++)
+		if (h->notif[i])
+			h->z->free(h->notif[i], false);
+	if (h->through)
+		h->z->close(h->through);
+	kfree(h);
+}
+
+/* The holder of a case, with what the sends go through opened. */
+static inline struct mm_test_zerocopy_held *
+mm_test_zerocopy_open(struct kunit *test, const struct mm_test_zerocopy *z)
+{
+	struct mm_test_zerocopy_held *h;
+	void *through;
+
+	h = kunit_alloc_resource(test, mm_test_zerocopy_hold, mm_test_zerocopy_let_go,
+				 GFP_KERNEL, (void *)z);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	through = z->open(test);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, through);
+	h->through = through;
+	return h;
+}
+
 static inline void mm_test_zerocopy_desc(const struct mm_test_zerocopy_case *c,
 					 char *desc)
 {
@@ -100,16 +153,16 @@ static inline void mm_test_zerocopy_sequence(struct kunit *test,
 	struct mm_struct *mm = mm_test(test)->mm;
 	long user_vm = atomic_long_read(&current_user()->locked_vm);
 	const struct mm_test_zerocopy_step *s;
-	void *notif[MZ_SLOTS] = { NULL };
+	struct mm_test_zerocopy_held *h;
+	void **notif;
 	unsigned long base;
-	void *through;
 	int i;
 
 	base = mm_test_map(test, MM_TEST_PAGES, MAP_POPULATE);
 	if (c->limit)
 		mm_test_limit(test, c->limit == MZ_NO_MEMLOCK ? 0 : c->limit, c->cap);
-	through = z->open(test);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, through);
+	h = mm_test_zerocopy_open(test, z);
+	notif = h->notif;
 
 	for (s = c->steps; s < c->steps + ARRAY_SIZE(c->steps) && s->kind; s++) {
 		int step = s - c->steps;
@@ -123,7 +176,7 @@ static inline void mm_test_zerocopy_sequence(struct kunit *test,
 			break;
 		case MZ_SEND:
 			KUNIT_ASSERT_NULL(test, notif[s->slot]);
-			n = z->send(through, NULL, s->pages, s->variant);
+			n = z->send(h->through, NULL, s->pages, s->variant);
 			KUNIT_ASSERT_EQ_MSG(test, PTR_ERR_OR_ZERO(n), s->ret, "send, step %d",
 					    step);
 			if (!IS_ERR(n))
@@ -131,7 +184,7 @@ static inline void mm_test_zerocopy_sequence(struct kunit *test,
 			break;
 		case MZ_JOIN:
 			KUNIT_ASSERT_NOT_NULL(test, notif[s->slot]);
-			n = z->send(through, notif[s->slot], s->pages, s->variant);
+			n = z->send(h->through, notif[s->slot], s->pages, s->variant);
 			KUNIT_ASSERT_EQ_MSG(test, PTR_ERR_OR_ZERO(n), s->ret, "join, step %d",
 					    step);
 			/* joined: never a notification of its own */
@@ -159,10 +212,11 @@ static inline void mm_test_zerocopy_sequence(struct kunit *test,
 	mm_test_expect_counters(test, mm);
 	mm_test_expect_consistent(test, mm);
 
-	for (i = 0; i < MZ_SLOTS; i++)
+	for (i = 0; i < MZ_SLOTS; i++) {
 		if (notif[i])
 			z->free(notif[i], false);
-	z->close(through);
+		notif[i] = NULL;
+	}
 	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&mm->pinned_vm), 0LL,
 			    "pinned_vm once every notification is released");
 	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&current_user()->locked_vm), user_vm,
@@ -182,17 +236,18 @@ static inline void mm_test_zerocopy_owner_exits(struct kunit *test,
 {
 	struct mm_struct *mm = mm_test(test)->mm, *other;
 	long user_vm = atomic_long_read(&current_user()->locked_vm);
-	void *through, *notif;
+	struct mm_test_zerocopy_held *h = mm_test_zerocopy_open(test, z);
+	void *notif;
 
-	through = z->open(test);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, through);
 	other = mm_test_new_mm();
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	kthread_unuse_mm(mm);
 	kthread_use_mm(other);
-	notif = z->send(through, NULL, 4, 0);
+	notif = z->send(h->through, NULL, 4, 0);
 	kthread_unuse_mm(other);
 	kthread_use_mm(mm);
+	if (!IS_ERR_OR_NULL(notif))
+		h->notif[0] = notif;
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, notif);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 6LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mm->pinned_vm), 0LL);
@@ -200,10 +255,10 @@ static inline void mm_test_zerocopy_owner_exits(struct kunit *test,
 	mmgrab(other);			/* to look at it once it is gone */
 	mmput(other);			/* the owner exits */
 	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 6LL);
+	h->notif[0] = NULL;
 	z->free(notif, z->irqs_off);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&other->pinned_vm), 0LL);
 	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->pins_detached));
-	z->close(through);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&current_user()->locked_vm), user_vm);
 	mm_test_flush_pins();
 	mm_test_drop_lazy(mm);
