@@ -247,6 +247,37 @@ static inline long mm_test_pin_pristine_once(unsigned long addr,
 	return got >= 0 && got != npages ? -ENOMEM : got;
 }
 
+/*
+ * What a pristine path that is a loop of pin_user_pages() with @gup_flags
+ * until the range is pinned returns for it, measured: the pages pinned, or
+ * the first -errno (siw's and usnic's paths after their limit checks).
+ * Nothing stays pinned.
+ */
+static inline long mm_test_pin_pristine_loop(unsigned long addr,
+					     unsigned long npages,
+					     unsigned int gup_flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	long got = 0, ret = 0;
+
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	mmap_read_lock(mm);
+	while (got < npages) {
+		ret = pin_user_pages(addr + got * PAGE_SIZE, npages - got,
+				     gup_flags, pages + got, NULL);
+		if (ret < 0)
+			break;
+		got += ret;
+	}
+	mmap_read_unlock(mm);
+	unpin_user_pages(pages, got);
+	kfree(pages);
+	return ret < 0 ? ret : got;
+}
+
 static inline void mm_test_pinner_sequence(struct kunit *test,
 					   const struct mm_test_pinner *p)
 {

@@ -62,25 +62,7 @@ static void siw_test_put(struct mm_test_pin_slot *slot, unsigned int first,
  */
 static long siw_test_pristine(unsigned long addr, unsigned long npages)
 {
-	struct mm_struct *mm = current->mm;
-	struct page **pages;
-	long got = 0, ret = 0;
-
-	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return -ENOMEM;
-	mmap_read_lock(mm);
-	while (got < npages) {
-		ret = pin_user_pages(addr + got * PAGE_SIZE, npages - got,
-				     FOLL_WRITE | FOLL_LONGTERM, pages + got, NULL);
-		if (ret < 0)
-			break;
-		got += ret;
-	}
-	mmap_read_unlock(mm);
-	unpin_user_pages(pages, got);
-	kfree(pages);
-	return ret < 0 ? ret : got;
+	return mm_test_pin_pristine_loop(addr, npages, FOLL_WRITE | FOLL_LONGTERM);
 }
 
 static const struct mm_test_pinner siw_test_pinner = {

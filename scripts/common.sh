@@ -74,6 +74,19 @@ load_arch() {
 	fi
 }
 
+# load_compile_only NAME: read arch-matrix/compile-only/NAME.conf into ARCH,
+# CROSS_COMPILE, PACKAGES, DEFCONFIG, ENABLE and OBJECTS.
+load_compile_only() {
+	local conf=$TOP/arch-matrix/compile-only/$1.conf
+
+	[ -f "$conf" ] || die "unknown compile-only arch '$1'; known: $(names arch-matrix/compile-only .conf)"
+	ARCH='' CROSS_COMPILE='' PACKAGES='' DEFCONFIG=defconfig ENABLE='' OBJECTS=''
+	# shellcheck source=/dev/null
+	. "$conf"
+	[ "$ARCH" = "$1" ] || die "arch-matrix/compile-only/$1.conf sets ARCH=$ARCH; it must be $1"
+	[ -n "$OBJECTS" ] || die "arch-matrix/compile-only/$1.conf sets no OBJECTS to compile"
+}
+
 # The kernel command line of every KUnit run: mm_pin_secretmem needs
 # secretmem, off by default in 6.1; mm_pin_hugetlb maps three huge pages
 # (2 MiB on both arches).
