@@ -78,6 +78,7 @@ long mm_test_do_op(struct kunit *test, const struct mm_test_op *op,
 	unsigned long len = op->n * PAGE_SIZE, addr;
 	struct mm_test *fx = mm_test(test);
 	struct vm_area_struct *vma;
+	struct mm_pin *pin;
 
 	switch (op->kind) {
 	case MM_OP_NONE:
@@ -141,6 +142,21 @@ long mm_test_do_op(struct kunit *test, const struct mm_test_op *op,
 		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
 		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);
 		return mm_mpin_charge_more(fx->pins[op->slot], op->n);
+	case MM_OP_EMPTY:
+		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
+		KUNIT_ASSERT_NULL(test, fx->pins[op->slot]);
+		pin = mm_mpin_empty(fx->mm);
+		if (IS_ERR(pin))
+			return PTR_ERR(pin);
+		fx->pins[op->slot] = pin;
+		return 0;
+	case MM_OP_PIN_ACCOUNT:
+		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
+		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);
+		return mm_mpin_account(fx->pins[op->slot], op->n,
+				       !(op->arg & MM_ACCT_SHRINK),
+				       op->arg & MM_ACCT_INIT_TASK ? &init_task :
+				       current, op->arg & MM_ACCT_BYPASS);
 	case MM_OP_UNPIN:
 		KUNIT_ASSERT_LT(test, op->slot, MM_TEST_PINS);
 		KUNIT_ASSERT_NOT_NULL(test, fx->pins[op->slot]);

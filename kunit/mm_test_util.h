@@ -24,6 +24,7 @@
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/workqueue.h>
 
 /* Pages in the window each case maps and inspects. */
@@ -73,7 +74,14 @@ enum mm_test_op_kind {
 	MM_OP_PIN_WRAP,		/* mm_mpin() of the last page and one more */
 	MM_OP_CHARGE,		/* pins[slot] = mm_mpin_charge(n) */
 	MM_OP_CHARGE_MORE,	/* mm_mpin_charge_more(pins[slot], n) */
+	MM_OP_EMPTY,		/* pins[slot] = mm_mpin_empty() */
+	MM_OP_PIN_ACCOUNT,	/* mm_mpin_account(pins[slot], n, arg) */
 };
+
+/* MM_OP_PIN_ACCOUNT's arg */
+#define MM_ACCT_SHRINK		0x1	/* take n back (inc false) */
+#define MM_ACCT_BYPASS		0x2	/* bypass_rlim */
+#define MM_ACCT_INIT_TASK	0x4	/* init_task's limit, not current's */
 
 struct mm_test_op {
 	enum mm_test_op_kind kind;
@@ -100,6 +108,13 @@ struct mm_test_op {
 #define MORE(s, np)		{ .kind = MM_OP_CHARGE_MORE, .slot = s, .n = np }
 #define MORE_ERR(s, np, e)	{ .kind = MM_OP_CHARGE_MORE, .slot = s, .n = np, \
 				  .ret = e }
+#define EMPTY(s)		{ .kind = MM_OP_EMPTY, .slot = s }
+#define ACCT(s, np, a, e)	{ .kind = MM_OP_PIN_ACCOUNT, .slot = s, .n = np, \
+				  .arg = a, .ret = e }
+#define GROW(s, np)		ACCT(s, np, 0, 0)
+#define GROW_ERR(s, np, e)	ACCT(s, np, 0, e)
+#define SHRINK(s, np)		ACCT(s, np, MM_ACCT_SHRINK, 0)
+#define SHRINK_ERR(s, np, e)	ACCT(s, np, MM_ACCT_SHRINK, e)
 
 /*
  * The description of a row of a table for KUNIT_ARRAY_PARAM(): its name,

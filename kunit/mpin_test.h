@@ -385,6 +385,49 @@ static const struct mm_pin_case mm_pin_cases[] = {
 	  "..PPPP..", 4, 0, 3, "........", 1 },
 	{ "bad_charge_more_empty", { CHARGE(0, 4), MORE_ERR(0, 0, -EINVAL) },
 	  "........", 4, 0, 1, "........", 1 },
+
+	/*
+	 * mm_mpin_empty() and mm_mpin_account(): a detached charge that goes
+	 * up and down page by page, limited by the task and the bypass the
+	 * pinner passes (what it recorded when its mapping was made), not by
+	 * the calling task's limit or capability; a limit of 0 is -ENOMEM,
+	 * as __account_locked_vm() says
+	 */
+	{ "empty_charges_nothing", { EMPTY(0) },
+	  "........", 0, 0, 1, "........", 1 },
+	{ "account_grows_and_shrinks", { EMPTY(0), GROW(0, 6), SHRINK(0, 2) },
+	  "........", 4, 0, 1, "........", 1 },
+	{ "account_shrinks_to_nothing", { EMPTY(0), GROW(0, 4), SHRINK(0, 4) },
+	  "........", 0, 0, 1, "........", 1 },
+	{ "account_limit_within", { OP(MLOCK, 0, 2), EMPTY(0), GROW(0, 6) },
+	  "LL......", 6, 2, 2, "LL......", 2, .limit = 8 },
+	{ "account_limit_over", { OP(MLOCK, 0, 2), EMPTY(0), GROW(0, 4),
+	  GROW_ERR(0, 3, -ENOMEM) },
+	  "LL......", 4, 2, 2, "LL......", 2, .limit = 8 },
+	{ "account_room_after_shrink", { EMPTY(0), GROW(0, 8), SHRINK(0, 4),
+	  GROW(0, 4) },
+	  "........", 8, 0, 1, "........", 1, .limit = 8 },
+	{ "account_bypass_rlim", { EMPTY(0), ACCT(0, 8, MM_ACCT_BYPASS, 0) },
+	  "........", 8, 0, 1, "........", 1, .limit = 4 },
+	{ "account_caller_cap_not_asked", { EMPTY(0), GROW_ERR(0, 8, -ENOMEM) },
+	  "........", 0, 0, 1, "........", 1, .limit = 4, .cap = true },
+	{ "account_limit_of_the_task", { EMPTY(0),
+	  ACCT(0, 8, MM_ACCT_INIT_TASK, 0) },
+	  "........", 8, 0, 1, "........", 1, .limit = 4 },
+	{ "account_no_memlock_enomem", { EMPTY(0), GROW_ERR(0, 1, -ENOMEM) },
+	  "........", 0, 0, 1, "........", 1, .limit = MP_NO_MEMLOCK },
+	{ "account_charge_pin", { CHARGE(0, 4), SHRINK(0, 4), GROW(0, 2) },
+	  "........", 2, 0, 1, "........", 1 },
+	{ "account_unmapped_pin", { PIN(0, 0, 8), OP(MUNMAP, 0, 8), SHRINK(0, 3) },
+	  "--------", 5, 0, 0, "--------", 0 },
+	{ "bad_account_attached", { PIN(0, 2, 4), GROW_ERR(0, 2, -EINVAL),
+	  SHRINK_ERR(0, 2, -EINVAL) },
+	  "..PPPP..", 4, 0, 3, "........", 1 },
+	{ "bad_account_empty", { EMPTY(0), GROW_ERR(0, 0, -EINVAL) },
+	  "........", 0, 0, 1, "........", 1 },
+	{ "bad_account_shrink_too_much", { EMPTY(0), GROW(0, 2),
+	  SHRINK_ERR(0, 3, -EINVAL) },
+	  "........", 2, 0, 1, "........", 1 },
 };
 
 static void mm_pin_desc(const struct mm_pin_case *c, char *desc)
